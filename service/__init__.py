@@ -1,0 +1,1 @@
+"""Kaluki (Kalooki) rummy scoring and adjudication service."""

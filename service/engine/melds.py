@@ -1,0 +1,555 @@
+"""Melds: sets and runs, with jokers (SPEC §2).
+
+A **set** is ``set_min``..``set_max`` cards of one rank, of different suits when
+``set_distinct_suits``; jokers fill missing suits. A **run** is ``run_min`` or
+more cards of one suit in sequence, given in order (ascending or descending);
+a joker stands for the card at its place; the ace stands where ``ace`` allows.
+Every meld needs natural cards (``set_min_naturals``/``run_min_naturals``).
+
+A run is kept as its suit, the *value* of its lowest card and its length.
+Values run 1..14 where the ace is 1 at the low end and 14 above the king; under
+``ace: around`` values continue past 14 (15 is the two after the ace), so
+``Q K A 2`` is 12 13 14 15.
+
+>>> from service.engine.rules import CATALOG
+>>> r = validate(["Jd", "JK", "Kd"], CATALOG["kaluki-hunt"])
+>>> r.valid, [str(c) for c in r.meld.cards], r.meld.points
+(True, ['Jd', 'JK=Qd', 'Kd'], 30)
+>>> validate(["4c", "4c", "4d"], CATALOG["kaluki-51"]).violations[0].code
+'duplicate-suit'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .cards import ACE, JOKER, RANKS, Card, MeldCard, parse_meld_card
+from .rules import RuleSet
+from .violations import Violation
+
+SET, RUN = "set", "run"
+
+
+def rank_of_value(v: int) -> int:
+    """The rank at run value ``v`` (1 and 14 are aces; 15 is a two under ``around``)."""
+    return (v - 1) % 13 + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A legal meld as it lies on the table.
+
+    ``cards`` are in canonical order (runs ascending) with every joker's
+    ``as_rank``/``as_suit`` filled in. ``start`` is the value of a run's lowest
+    card. ``locked`` marks a set closed by its history (``all_missing``: a
+    two-joker set that gave up one joker), which its cards alone cannot show.
+    """
+
+    kind: str
+    cards: tuple[MeldCard, ...]
+    rank: int | None = None
+    suit: str | None = None
+    start: int = 0
+    points: int = 0
+    locked: bool = False
+
+    @property
+    def naturals(self) -> list[Card]:
+        return [c.card for c in self.cards if not c.is_joker]
+
+    @property
+    def joker_count(self) -> int:
+        return sum(1 for c in self.cards if c.is_joker)
+
+    @property
+    def end(self) -> int:
+        """Value of a run's highest card."""
+        return self.start + len(self.cards) - 1
+
+    def jokers(self) -> list[tuple[int, str]]:
+        """``(index, what it stands for)`` for every joker: ``"Qd"`` in runs, ``"7"`` in sets."""
+        out = []
+        for i, c in enumerate(self.cards):
+            if c.is_joker:
+                assert c.as_rank is not None
+                out.append((i, RANKS[c.as_rank - 1] + (c.as_suit or "")))
+        return out
+
+    def physical(self) -> list[Card]:
+        """The cards themselves (jokers as plain jokers)."""
+        return [c.card for c in self.cards]
+
+    def __str__(self) -> str:
+        return " ".join(str(c) for c in self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class MeldRuling:
+    valid: bool
+    meld: Meld | None = None
+    alternatives: tuple[Meld, ...] = ()
+    violations: tuple[Violation, ...] = ()
+
+
+Tokens = Sequence[MeldCard]
+
+
+def as_tokens(cards: Sequence[str | Card | MeldCard]) -> list[MeldCard]:
+    out = []
+    for c in cards:
+        if isinstance(c, MeldCard):
+            out.append(c)
+        elif isinstance(c, Card):
+            out.append(MeldCard(c))
+        else:
+            out.append(parse_meld_card(c))
+    return out
+
+
+# -- values ----------------------------------------------------------------------------
+
+def run_card_value(value: int, rules: RuleSet) -> int:
+    """A run card's value: an ace at the low end counts ``ace_low_value``."""
+    rank = rank_of_value(value)
+    if rank == ACE:
+        return rules.ace_low_value if value == 1 else rules.card_values.ace
+    return rules.natural_value(rank)
+
+
+def _joker_points(represented: int, rules: RuleSet) -> int:
+    jv = rules.joker_opening_value
+    return represented if jv == "represented" else int(jv)
+
+
+def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
+    v = rules.natural_value(rank)
+    return naturals * v + jokers * _joker_points(v, rules)
+
+
+def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
+    total = 0
+    for i, t in enumerate(tokens):
+        v = run_card_value(start + i, rules)
+        total += _joker_points(v, rules) if t.is_joker else v
+    return total
+
+
+# -- sets ------------------------------------------------------------------------------
+
+def read_set(tokens: Tokens, rules: RuleSet) -> Meld | Violation:
+    """The set these cards form, or the first rule they break."""
+    n = len(tokens)
+    naturals = [t.card for t in tokens if not t.is_joker]
+    if n < rules.set_min:
+        return Violation("set-too-short", {"min": rules.set_min, "count": n})
+    if n > rules.effective_set_max:
+        return Violation("set-too-long", {"max": rules.effective_set_max, "count": n})
+    if len(naturals) < max(1, rules.set_min_naturals):
+        return Violation("too-few-naturals", {"min": max(1, rules.set_min_naturals)})
+    rank = naturals[0].rank
+    if any(c.rank != rank for c in naturals):
+        return Violation("mixed-ranks")
+    if rules.set_distinct_suits:
+        seen: set[str] = set()
+        for c in naturals:
+            if c.suit in seen:
+                return Violation("duplicate-suit", {"suit": c.suit})
+            seen.add(c.suit)
+    for t in tokens:
+        if t.is_joker and t.as_rank is not None and t.as_rank != rank:
+            return Violation("joker-mismatch", {"declared": str(t), "actual": "JK=" + RANKS[rank - 1]})
+    cards = tuple(MeldCard(JOKER, rank, None) if t.is_joker else t for t in tokens)
+    return Meld(SET, cards, rank=rank, points=set_points(rank, len(naturals), n - len(naturals), rules))
+
+
+# -- runs ------------------------------------------------------------------------------
+
+def _ace_ok(value: int, mode: str) -> bool:
+    if value == 1:
+        return mode in ("low", "high_or_low", "around")
+    if value == 14:
+        return mode in ("high", "high_or_low", "around")
+    return True
+
+
+def _starts(n: int, mode: str) -> range:
+    """Values a run of ``n`` cards may start at under ace ``mode``."""
+    if mode == "around":
+        return range(1, 14)
+    return range(1, 14 - n + 2)
+
+
+def _fits(tokens: Tokens, start: int, suit: str, mode: str, declared: bool) -> bool:
+    for i, t in enumerate(tokens):
+        v = start + i
+        if mode != "around" and not _ace_ok(v, mode):
+            return False
+        rank = rank_of_value(v)
+        if t.is_joker:
+            if declared and t.as_rank is not None and (
+                    t.as_rank != rank or (t.as_suit is not None and t.as_suit != suit)):
+                return False
+        elif t.card.rank != rank:
+            return False
+    return True
+
+
+def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> list[int]:
+    n = len(tokens)
+    if n > 13:
+        return []
+    return [s for s in _starts(n, mode) if _fits(tokens, s, suit, mode, declared)]
+
+
+def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> Meld:
+    cards = tuple(MeldCard(JOKER, rank_of_value(start + i), suit) if t.is_joker else t
+                  for i, t in enumerate(tokens))
+    return Meld(RUN, cards, suit=suit, start=start, points=run_points(start, tokens, rules))
+
+
+def _run_suit(tokens: Tokens) -> str | None:
+    for t in tokens:
+        if not t.is_joker:
+            return t.card.suit
+        if t.as_suit is not None:
+            return t.as_suit
+    return None
+
+
+def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
+    """Every run these cards form (read ascending or descending), or the first rule they break."""
+    n = len(tokens)
+    naturals = [t.card for t in tokens if not t.is_joker]
+    if n < rules.run_min:
+        return Violation("run-too-short", {"min": rules.run_min, "count": n})
+    if n > rules.effective_run_max:
+        return Violation("run-too-long", {"max": rules.effective_run_max, "count": n})
+    if len(naturals) < max(1, rules.run_min_naturals):
+        return Violation("too-few-naturals", {"min": max(1, rules.run_min_naturals)})
+    suit = _run_suit(tokens)
+    assert suit is not None
+    if any(c.suit != suit for c in naturals):
+        return Violation("mixed-suits")
+    for rank, count in Counter(c.rank for c in naturals).items():
+        if count > 1:
+            return Violation("duplicate-rank", {"rank": RANKS[rank - 1]})
+    readings: dict[tuple[int, int], Meld] = {}
+    for seq in (list(tokens), list(reversed(tokens))):
+        for s in _run_starts(seq, suit, rules.ace):
+            readings.setdefault((s, len(seq)), _make_run(seq, s, suit, rules))
+    if readings:
+        return list(readings.values())
+    return _diagnose_run(tokens, suit, rules)
+
+
+def _diagnose_run(tokens: Tokens, suit: str, rules: RuleSet) -> Violation:
+    """Why no run reading exists: the most specific broken rule."""
+    if rules.ace != "around":
+        for seq in (list(tokens), list(reversed(tokens))):
+            for s in _run_starts(seq, suit, "around"):
+                last = s + len(seq) - 1
+                if last > 14:
+                    return Violation("ace-wraparound")
+                if s == 1 and rules.ace == "high":
+                    return Violation("ace-not-low")
+                if last == 14 and rules.ace == "low":
+                    return Violation("ace-not-high")
+    for seq in (list(tokens), list(reversed(tokens))):
+        for s in _run_starts(seq, suit, rules.ace, declared=False):
+            for i, t in enumerate(seq):
+                actual = RANKS[rank_of_value(s + i) - 1] + suit
+                if t.is_joker and t.as_rank is not None and (
+                        t.as_rank != rank_of_value(s + i) or (t.as_suit or suit) != suit):
+                    return Violation("joker-mismatch", {"declared": str(t), "actual": "JK=" + actual})
+    return Violation("not-in-sequence")
+
+
+# -- either kind -----------------------------------------------------------------------
+
+def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str | None = None) -> MeldRuling:
+    """Rule on a meld. Without ``kind`` every legal reading counts: the one with the
+    most points is the meld, the rest are ``alternatives`` (SPEC §2)."""
+    tokens = as_tokens(cards)
+    if not tokens:
+        return MeldRuling(False, violations=(Violation("meld-empty"),))
+    set_reading = read_set(tokens, rules) if kind in (None, SET) else None
+    run_readings = read_runs(tokens, rules) if kind in (None, RUN) else None
+    legal: list[Meld] = []
+    if isinstance(set_reading, Meld):
+        legal.append(set_reading)
+    if isinstance(run_readings, list):
+        legal.extend(run_readings)
+    if legal:
+        # most points first; a set before a run; then the lower run
+        legal.sort(key=lambda m: (-m.points, m.kind != SET, m.start))
+        return MeldRuling(True, legal[0], tuple(legal[1:]))
+    return MeldRuling(False, violations=(_why_not(tokens, set_reading, run_readings, kind),))
+
+
+def _why_not(tokens: Tokens, set_v: object, run_v: object, kind: str | None) -> Violation:
+    if kind == SET:
+        assert isinstance(set_v, Violation)
+        return set_v
+    if kind == RUN:
+        assert isinstance(run_v, Violation)
+        return run_v
+    assert isinstance(set_v, Violation) and isinstance(run_v, Violation)
+    naturals = [t.card for t in tokens if not t.is_joker]
+    same_rank = len({c.rank for c in naturals}) == 1
+    same_suit = len({c.suit for c in naturals}) == 1
+    if len(naturals) >= 2 and same_rank and not same_suit:
+        return set_v
+    if len(naturals) >= 2 and same_suit and not same_rank:
+        return run_v
+    if len(naturals) >= 2 and not same_rank and not same_suit:
+        return Violation("not-a-meld")
+    # one natural (or identical naturals): the reading whose rule is broken least
+    order = ["set-too-short", "run-too-short", "too-few-naturals"]
+    if set_v.code in order and run_v.code in order:
+        return set_v if order.index(set_v.code) <= order.index(run_v.code) else run_v
+    return set_v
+
+
+# -- closedness ------------------------------------------------------------------------
+
+def is_closed(meld: Meld, rules: RuleSet) -> bool:
+    """No joker can ever be released from this meld (False for a meld without jokers)."""
+    k = meld.joker_count
+    if k == 0:
+        return False
+    if meld.kind == RUN:
+        return rules.release_run == "never"
+    if meld.locked or rules.release_set == "never":
+        return True
+    n = len(meld.cards) - k
+    if rules.set_distinct_suits and n == 3 and k == 1:
+        return not rules.release_closed_four
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A card to build onto a run, optionally at a named end (SPEC §5 ``{"card", "end"}``)."""
+
+    token: MeldCard
+    end: str | None = None  # "low" | "high" | None (high when both fit)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRuling:
+    valid: bool
+    meld: Meld
+    violations: tuple[Violation, ...] = ()
+
+
+def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = True) -> BuildRuling:
+    """Add cards to a meld on the table: a set takes naturals of missing suits (and
+    jokers) up to ``set_max``; a run takes cards at either end."""
+    if rules.build_requires_opening and not opened:
+        return BuildRuling(False, meld, (Violation("build-before-opening"),))
+    pending = list(added)
+    current = meld
+    while pending:
+        for p in pending:
+            grown = _grow(current, p, rules)
+            if grown is not None:
+                current = grown
+                pending.remove(p)
+                break
+        else:
+            return BuildRuling(False, meld, (_why_not_fit(current, pending[0], rules),))
+    return BuildRuling(True, current)
+
+
+def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
+    t = p.token
+    if meld.kind == SET:
+        assert meld.rank is not None
+        if len(meld.cards) >= rules.effective_set_max:
+            return None
+        if t.is_joker:
+            if t.as_rank is not None and t.as_rank != meld.rank:
+                return None
+            return _set_with(meld, MeldCard(JOKER, meld.rank, None), rules)
+        if t.card.rank != meld.rank:
+            return None
+        if rules.set_distinct_suits and t.card.suit in {c.suit for c in meld.naturals}:
+            return None
+        return _set_with(meld, t, rules)
+    # runs: high end first unless told otherwise
+    assert meld.suit is not None
+    if len(meld.cards) >= rules.effective_run_max:
+        return None
+    ends = [p.end] if p.end else ["high", "low"]
+    for end in ends:
+        v = meld.end + 1 if end == "high" else meld.start - 1
+        if rules.ace == "around":
+            if v < 1:
+                v = 13  # the king below a low ace: values become 13 (K), 14 (A), 15 (2), ...
+        elif v < 1 or v > 14 or not _ace_ok(v, rules.ace):
+            continue
+        rank = rank_of_value(v)
+        if t.is_joker:
+            if t.as_rank is not None and (t.as_rank != rank or (t.as_suit or meld.suit) != meld.suit):
+                continue
+            card = MeldCard(JOKER, rank, meld.suit)
+        else:
+            if t.card.rank != rank or t.card.suit != meld.suit:
+                continue
+            card = t
+        tokens = (*meld.cards, card) if end == "high" else (card, *meld.cards)
+        start = meld.start if end == "high" else v
+        return Meld(RUN, tuple(tokens), suit=meld.suit, start=start,
+                    points=run_points(start, tokens, rules), locked=meld.locked)
+    return None
+
+
+def _set_with(meld: Meld, card: MeldCard, rules: RuleSet) -> Meld:
+    cards = (*meld.cards, card)
+    n = sum(1 for c in cards if not c.is_joker)
+    assert meld.rank is not None
+    return Meld(SET, cards, rank=meld.rank, points=set_points(meld.rank, n, len(cards) - n, rules),
+                locked=meld.locked)
+
+
+def _why_not_fit(meld: Meld, p: Placed, rules: RuleSet) -> Violation:
+    card = str(p.token)
+    if meld.kind == SET and len(meld.cards) >= rules.effective_set_max:
+        return Violation("set-too-long", {"max": rules.effective_set_max, "count": len(meld.cards) + 1})
+    if meld.kind == RUN and len(meld.cards) >= rules.effective_run_max:
+        return Violation("run-too-long", {"max": rules.effective_run_max, "count": len(meld.cards) + 1})
+    if meld.kind == SET and not p.token.is_joker and p.token.card.rank == meld.rank:
+        return Violation("duplicate-suit", {"suit": p.token.card.suit})
+    return Violation("build-does-not-fit", {"card": card})
+
+
+# -- joker release ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ReleaseRuling:
+    legal: bool
+    released: int
+    meld: Meld
+    violations: tuple[Violation, ...] = ()
+
+
+def release(meld: Meld, laid: Sequence[Card], rules: RuleSet, opened: bool = True) -> ReleaseRuling:
+    """Lay naturals on a table meld to free its jokers (SPEC §3, joker release)."""
+    def no(v: Violation) -> ReleaseRuling:
+        return ReleaseRuling(False, 0, meld, (v,))
+
+    if rules.release_requires_opening and not opened:
+        return no(Violation("release-before-opening"))
+    if meld.joker_count == 0:
+        return no(Violation("no-joker"))
+    if not laid or any(c.is_joker for c in laid):
+        return no(Violation("joker-not-releasable", {"reason": "lay natural cards"}))
+    if meld.kind == RUN:
+        return _release_run(meld, laid, rules)
+    return _release_set(meld, laid, rules)
+
+
+def _release_run(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
+    if rules.release_run == "never":
+        return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
+                                                        {"reason": "jokers never leave a run"}),))
+    cards = list(meld.cards)
+    for c in laid:
+        for i, t in enumerate(cards):
+            if t.is_joker and t.as_rank == c.rank and t.as_suit == c.suit:
+                cards[i] = MeldCard(c)
+                break
+        else:
+            return ReleaseRuling(False, 0, meld, (Violation("release-wrong-card", {"card": str(c)}),))
+    new = Meld(RUN, tuple(cards), suit=meld.suit, start=meld.start,
+               points=run_points(meld.start, cards, rules), locked=meld.locked)
+    return ReleaseRuling(True, len(laid), new)
+
+
+def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
+    def no(reason: str) -> ReleaseRuling:
+        return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable", {"reason": reason}),))
+
+    assert meld.rank is not None
+    if rules.release_set == "never":
+        return no("jokers never leave a set")
+    if meld.locked:
+        return no("this set is closed")
+    held = {c.suit for c in meld.naturals}
+    for c in laid:
+        if c.rank != meld.rank:
+            return ReleaseRuling(False, 0, meld, (Violation("release-wrong-card", {"card": str(c)}),))
+    suits = [c.suit for c in laid]
+    if rules.set_distinct_suits and (len(set(suits)) != len(suits) or held & set(suits)):
+        dup = next(s for s in suits if s in held or suits.count(s) > 1)
+        return ReleaseRuling(False, 0, meld, (Violation("duplicate-suit", {"suit": dup}),))
+    k = meld.joker_count
+    n = len(meld.cards) - k
+    if rules.release_set == "one_missing":
+        if len(laid) > k:
+            return no("more cards than jokers")
+        # one natural at a time takes a joker's place; a closed four stays closed
+        for _ in laid:
+            if n == 3 and k == 1 and not rules.release_closed_four:
+                return no("three naturals and a joker make a closed set")
+            n, k = n + 1, k - 1
+        return ReleaseRuling(True, len(laid), _set_after(meld, laid, locked=False, rules=rules))
+    # all_missing
+    missing = 4 - n if rules.set_distinct_suits else k
+    if n == 3 and k == 1:
+        if not rules.release_closed_four:
+            return no("a 4-card set with a joker is closed")
+        return ReleaseRuling(True, 1, _set_after(meld, laid, locked=False, rules=rules))
+    if len(laid) == missing and n + missing <= rules.effective_set_max:
+        # the naturals of every missing suit, laid together, free every joker
+        return ReleaseRuling(True, k, _set_after(meld, laid, locked=False, rules=rules, all_jokers=True))
+    if k == 2 and len(laid) == 1:
+        return ReleaseRuling(True, 1, _set_after(meld, laid, locked=True, rules=rules))
+    return no(f"lay the naturals of all {missing} missing suits together")
+
+
+def _set_after(meld: Meld, laid: Sequence[Card], *, locked: bool, rules: RuleSet,
+               all_jokers: bool = False) -> Meld:
+    cards = list(meld.cards)
+    if all_jokers:
+        cards = [c for c in cards if not c.is_joker] + [MeldCard(c) for c in laid]
+    else:
+        for c in laid:
+            i = next(i for i, t in enumerate(cards) if t.is_joker)
+            cards[i] = MeldCard(c)
+    n = sum(1 for c in cards if not c.is_joker)
+    assert meld.rank is not None
+    return Meld(SET, tuple(cards), rank=meld.rank,
+                points=set_points(meld.rank, n, len(cards) - n, rules), locked=locked)
+
+
+def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> MeldRuling:
+    """Read a meld lying on the table (for build/release requests): like :func:`validate`."""
+    return validate(cards, rules)
+
+
+@dataclass(frozen=True, slots=True)
+class OpeningRuling:
+    valid: bool
+    points: int
+    threshold: int
+    melds: tuple[Meld | None, ...]
+    violations: tuple[Violation, ...] = field(default_factory=tuple)
+
+
+def opening(melds: Sequence[Sequence[str | Card | MeldCard]], rules: RuleSet,
+            kinds: Sequence[str | None] | None = None) -> OpeningRuling:
+    """Rule on a first meld-down: every meld legal, their points together at least
+    ``opening_min_points`` (jokers at ``joker_opening_value``)."""
+    rulings = [validate(m, rules, (kinds[i] if kinds else None)) for i, m in enumerate(melds)]
+    violations = [v.at(meld=i) for i, r in enumerate(rulings) for v in r.violations]
+    points = sum(r.meld.points for r in rulings if r.meld is not None)
+    threshold = rules.opening_min_points
+    if not melds:
+        violations.append(Violation("meld-empty"))
+    if points < threshold:
+        violations.append(Violation("opening-below-threshold", {"points": points, "threshold": threshold}))
+    return OpeningRuling(not violations, points, threshold, tuple(r.meld for r in rulings),
+                         tuple(violations))

@@ -1,0 +1,408 @@
+"""Rule sets as data (SPEC §3).
+
+A :class:`RuleSet` carries every parameter the contract names; the catalog holds
+the four published rule sets. A request names one (``"kaluki-51"``) or derives
+one (``{"base": "kaluki-51", "overrides": {"run_min": 3}}``).
+
+>>> resolve("kaluki-51").opening_min_points
+51
+>>> resolve({"base": "kaluki-uk", "overrides": {"jokers": 4}}).jokers
+4
+>>> resolve("kaluki-52")  # doctest: +IGNORE_EXCEPTION_DETAIL
+Traceback (most recent call last):
+UnknownRuleSet: unknown rule set 'kaluki-52'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any
+
+
+class RuleSetError(ValueError):
+    """A rule set that cannot be used; ``code`` and ``field`` say why and where."""
+
+    code = "invalid-ruleset"
+
+    def __init__(self, message: str, field: str = "ruleset") -> None:
+        self.field = field
+        super().__init__(message)
+
+
+class UnknownRuleSet(RuleSetError):
+    code = "unknown-ruleset"
+
+    def __init__(self, name: object) -> None:
+        self.name = name
+        super().__init__(f"unknown rule set {name!r}")
+
+
+class UnknownParameter(RuleSetError):
+    code = "unknown-parameter"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown rule-set parameter {name!r}", field=f"ruleset.overrides.{name}")
+
+
+class InvalidParameter(RuleSetError):
+    code = "invalid-parameter"
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}", field=f"ruleset.overrides.{name}")
+
+
+@dataclass(frozen=True, slots=True)
+class CardValues:
+    """Penalty values of cards left in a hand (and meld points): 2-9 count face value."""
+
+    ace: int = 11
+    face: int = 10
+    joker: int = 25
+
+
+ACE_MODES = ("high", "low", "high_or_low", "around")
+PICKUP_MODES = ("free", "meld_same_turn", "new_meld_same_turn")
+RELEASE_SET_MODES = ("never", "one_missing", "all_missing")
+RELEASE_RUN_MODES = ("never", "exact")
+RELEASED_JOKER_MODES = ("hand", "any_meld", "new_meld")
+FINAL_DISCARD_MODES = ("required", "optional")
+SPECIAL_WINS = ("kaluki", "hunt", "kalookie")
+SCORING_MODES = ("winner_collects", "bonus_penalty", "penalty")
+MATCH_END_MODES = ("goal", "elimination", "hands")
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """How one parameter is checked and described."""
+
+    name: str
+    kind: str  # "int", "bool", "choice", "joker_value", "card_values"
+    description: str
+    choices: tuple[str, ...] = ()
+    minimum: int = 0
+    maximum: int = 10_000
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("players_min", "int", "fewest players at the table", minimum=2, maximum=8),
+    Param("players_max", "int", "most players at the table", minimum=2, maximum=8),
+    Param("decks", "int", "standard 52-card decks shuffled together", minimum=1, maximum=4),
+    Param("jokers", "int", "jokers added to the decks", minimum=0, maximum=8),
+    Param("hand_size", "int", "cards dealt to each player", minimum=1, maximum=20),
+    Param("set_min", "int", "fewest cards in a set", minimum=2, maximum=8),
+    Param("set_max", "int", "most cards in a set", minimum=2, maximum=8),
+    Param("set_distinct_suits", "bool", "no two cards of one suit in a set (jokers fill missing suits)"),
+    Param("set_min_naturals", "int", "natural (non-joker) cards a set needs", minimum=1, maximum=8),
+    Param("run_min_naturals", "int", "natural (non-joker) cards a run needs", minimum=1, maximum=14),
+    Param("run_min", "int", "fewest cards in a run", minimum=2, maximum=13),
+    Param("run_max", "int", "most cards in a run", minimum=2, maximum=14),
+    Param("ace", "choice", "where an ace may stand in a run: high (Q-K-A), low (A-2-3), "
+          "high_or_low (either end, never K-A-2) or around (K-A-2 allowed)", ACE_MODES),
+    Param("ace_low_value", "int", "an ace's value at the low end of a run (meld points, opening)",
+          maximum=100),
+    Param("opening_min_points", "int", "points a player's first melds must reach (0: none)",
+          maximum=1000),
+    Param("joker_opening_value", "joker_value", "a joker's value in meld points and the opening: "
+          "\"represented\" (the card it stands for) or a fixed number"),
+    Param("build_requires_opening", "bool", "a player may build on melds only after their own opening"),
+    Param("discard_pickup", "choice", "what a card taken from the discard pile must do: free (nothing), "
+          "meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new "
+          "meld that turn)", PICKUP_MODES),
+    Param("release_set", "choice", "how a joker leaves a set: never, one_missing (one natural of a "
+          "missing suit frees it) or all_missing (the naturals of every missing suit, laid together)",
+          RELEASE_SET_MODES),
+    Param("release_closed_four", "bool", "the last missing natural may free the joker of a 4-card set "
+          "(three naturals and a joker)"),
+    Param("release_run", "choice", "how a joker leaves a run: never, or exact (only the card it stands "
+          "for frees it)", RELEASE_RUN_MODES),
+    Param("release_requires_opening", "bool", "a player may release jokers only after their own opening"),
+    Param("released_joker", "choice", "where a released joker must go, the same turn: hand (kept), "
+          "any_meld (into any meld laid or built that turn) or new_meld (into a new meld)",
+          RELEASED_JOKER_MODES),
+    Param("final_discard", "choice", "whether a player's last card must go to the discard pile "
+          "(required) or the hand may also end by melding every card (optional)", FINAL_DISCARD_MODES),
+    Param("special_win", "choice", "name of the one-turn win: every card laid in the turn of one's "
+          "first meld", SPECIAL_WINS),
+    Param("card_values", "card_values", "penalty values of cards left in hand: ace, face (T J Q K) "
+          "and joker; 2-9 count face value"),
+    Param("scoring", "choice", "end-of-hand scoring: winner_collects, bonus_penalty or penalty "
+          "(SPEC §6)", SCORING_MODES),
+    Param("out_bonus", "int", "bonus_penalty: the winner's points for going out", maximum=10_000),
+    Param("special_bonus", "int", "bonus_penalty: the winner's points for a special win", maximum=10_000),
+    Param("special_multiplier", "int", "multiplier on the losers' hand values after a special win",
+          minimum=1, maximum=100),
+    Param("special_flat", "int", "winner_collects: points each loser loses after a special win",
+          maximum=10_000),
+    Param("match_end", "choice", "how a match ends: goal (first to goal_points), elimination (over "
+          "elimination_over penalty is out) or hands (after match_hands hands)", MATCH_END_MODES),
+    Param("goal_points", "int", "goal: points that win the match", minimum=1, maximum=1_000_000),
+    Param("elimination_over", "int", "elimination: a player whose penalty exceeds this is out",
+          minimum=1, maximum=1_000_000),
+    Param("match_hands", "int", "hands: number of hands in the match", minimum=1, maximum=10_000),
+    Param("buy_ins", "bool", "an eliminated player may buy back in (while more than two remain)"),
+)
+PARAMS_BY_NAME: Mapping[str, Param] = MappingProxyType({p.name: p for p in PARAMS})
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every parameter of SPEC §3, validated; immutable and hashable."""
+
+    name: str
+    source: str
+    players_min: int = 2
+    players_max: int = 4
+    decks: int = 2
+    jokers: int = 2
+    hand_size: int = 13
+    set_min: int = 3
+    set_max: int = 4
+    set_distinct_suits: bool = True
+    set_min_naturals: int = 1
+    run_min_naturals: int = 1
+    run_min: int = 3
+    run_max: int = 13
+    ace: str = "high_or_low"
+    ace_low_value: int = 11
+    opening_min_points: int = 0
+    joker_opening_value: str | int = "represented"
+    build_requires_opening: bool = True
+    discard_pickup: str = "free"
+    release_set: str = "one_missing"
+    release_closed_four: bool = False
+    release_run: str = "exact"
+    release_requires_opening: bool = False
+    released_joker: str = "any_meld"
+    final_discard: str = "required"
+    special_win: str = "kaluki"
+    card_values: CardValues = field(default_factory=CardValues)
+    scoring: str = "penalty"
+    out_bonus: int = 0
+    special_bonus: int = 0
+    special_multiplier: int = 1
+    special_flat: int = 0
+    match_end: str = "goal"
+    goal_points: int = 500
+    elimination_over: int = 150
+    match_hands: int = 10
+    buy_ins: bool = False
+
+    def __post_init__(self) -> None:
+        for p in PARAMS:
+            _check(p, getattr(self, p.name))
+        if self.players_min > self.players_max:
+            raise InvalidParameter("players_min", "must not exceed players_max")
+        if self.set_min > self.set_max:
+            raise InvalidParameter("set_min", "must not exceed set_max")
+        if self.run_min > self.run_max:
+            raise InvalidParameter("run_min", "must not exceed run_max")
+        if self.set_distinct_suits and self.set_min > 4:
+            raise InvalidParameter("set_min", "a set of distinct suits has at most 4 cards")
+        if self.set_min_naturals > self.set_min:
+            raise InvalidParameter("set_min_naturals", "must not exceed set_min")
+        if self.run_min_naturals > self.run_min:
+            raise InvalidParameter("run_min_naturals", "must not exceed run_min")
+        if self.players_max * self.hand_size >= self.decks * 52 + self.jokers:
+            raise InvalidParameter("hand_size", "the deck cannot deal this many cards to every seat")
+
+    # -- derived, rules-book helpers -------------------------------------------------
+    @property
+    def deck_size(self) -> int:
+        return self.decks * 52 + self.jokers
+
+    @property
+    def effective_run_max(self) -> int:
+        """No rank may appear twice in a run, so a run never exceeds 13 cards."""
+        return min(self.run_max, 13)
+
+    @property
+    def effective_set_max(self) -> int:
+        return min(self.set_max, 4) if self.set_distinct_suits else self.set_max
+
+    def natural_value(self, rank: int) -> int:
+        """A natural card's value (ace high): ace, face or pip value."""
+        if rank == 1:
+            return self.card_values.ace
+        if rank >= 10:
+            return self.card_values.face
+        return rank
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for p in PARAMS:
+            v = getattr(self, p.name)
+            out[p.name] = dataclasses.asdict(v) if isinstance(v, CardValues) else v
+        return out
+
+    def with_overrides(self, overrides: Mapping[str, Any], name: str | None = None) -> RuleSet:
+        changes: dict[str, Any] = {}
+        for key, value in overrides.items():
+            if key not in PARAMS_BY_NAME:
+                raise UnknownParameter(str(key))
+            if key == "card_values":
+                value = _card_values(value, self.card_values)
+            changes[key] = value
+        return dataclasses.replace(self, name=name or self.name, **changes)
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check(p: Param, v: object) -> None:
+    if p.kind == "int":
+        if not _is_int(v):
+            raise InvalidParameter(p.name, "must be an integer")
+        assert isinstance(v, int)
+        if not p.minimum <= v <= p.maximum:
+            raise InvalidParameter(p.name, f"must be between {p.minimum} and {p.maximum}")
+    elif p.kind == "bool":
+        if not isinstance(v, bool):
+            raise InvalidParameter(p.name, "must be true or false")
+    elif p.kind == "choice":
+        if v not in p.choices:
+            raise InvalidParameter(p.name, "must be one of " + ", ".join(p.choices))
+    elif p.kind == "joker_value":
+        if v != "represented" and not (_is_int(v) and 0 <= v <= 100):  # type: ignore[operator]
+            raise InvalidParameter(p.name, "must be \"represented\" or an integer 0-100")
+    elif p.kind == "card_values":
+        if not isinstance(v, CardValues):
+            raise InvalidParameter(p.name, "must be {ace, face, joker}")
+
+
+def _card_values(value: object, current: CardValues) -> CardValues:
+    if not isinstance(value, Mapping):
+        raise InvalidParameter("card_values", "must be an object {ace, face, joker}")
+    unknown = set(value) - {"ace", "face", "joker"}
+    if unknown:
+        raise InvalidParameter("card_values", f"unknown key {sorted(unknown)[0]!r}")
+    for k, v in value.items():
+        if not _is_int(v) or not 0 <= v <= 100:
+            raise InvalidParameter("card_values", f"{k} must be an integer 0-100")
+    return dataclasses.replace(current, **dict(value))
+
+
+KALUKI_51 = RuleSet(
+    name="kaluki-51",
+    source="S0 (Kaluki Rummy rules: 51 to open, joker 25, Kaluki costs losers 25)",
+    players_min=2, players_max=4, hand_size=13,
+    run_min=4, ace="high_or_low", ace_low_value=11,
+    opening_min_points=51, joker_opening_value=25,
+    build_requires_opening=True,  # S0: "Once a player has Melded, they are allowed to Build"
+    discard_pickup="free",
+    release_set="one_missing", release_closed_four=False, release_run="exact",
+    release_requires_opening=True,  # S0: the joker is stolen "for his own Melds"
+    released_joker="any_meld",
+    final_discard="optional",  # S0: the last card goes "on a ... Set or Run, or on the Discard Pile"
+    special_win="kaluki",
+    card_values=CardValues(ace=11, face=10, joker=25),
+    scoring="winner_collects", special_flat=25,
+    match_end="goal", goal_points=500,
+)
+
+KALUKI_HUNT = RuleSet(
+    name="kaluki-hunt",
+    source="S1, S3 (online Kaluki: Hunt 40 / Going Out 20, losers' hand values, doubled after a Hunt)",
+    players_min=2, players_max=4, hand_size=13,
+    run_min=3, ace="high_or_low", ace_low_value=11,
+    opening_min_points=0, joker_opening_value="represented",
+    build_requires_opening=False,  # S1 allows building on any meld, no opening condition
+    discard_pickup="free",
+    release_set="all_missing", release_closed_four=False, release_run="exact",
+    release_requires_opening=False,
+    released_joker="any_meld",  # S1: used "to meld cards by laying them on table at the same turn"
+    final_discard="required",  # S1: "the last card going onto the discard pile"
+    special_win="hunt",
+    card_values=CardValues(ace=11, face=10, joker=25),
+    scoring="bonus_penalty", out_bonus=20, special_bonus=40, special_multiplier=2,
+    match_end="hands", match_hands=10,
+)
+
+KALUKI_UK = RuleSet(
+    name="kaluki-uk",
+    source="British club rules (pagat.com, kalooki.co.uk): 40 to open, penalty points, "
+           "elimination over 150 with buy-ins",
+    players_min=2, players_max=5, hand_size=13,
+    run_min=3, ace="high", ace_low_value=1,
+    opening_min_points=40, joker_opening_value="represented",
+    build_requires_opening=True,
+    discard_pickup="new_meld_same_turn",
+    release_set="one_missing", release_closed_four=True, release_run="exact",
+    release_requires_opening=True,
+    released_joker="new_meld",
+    final_discard="required",
+    special_win="kalookie",
+    card_values=CardValues(ace=11, face=10, joker=15),
+    scoring="penalty", special_multiplier=2,
+    match_end="elimination", elimination_over=150, buy_ins=True,
+)
+
+KALOOKI_40 = RuleSet(
+    name="kalooki-40",
+    source="online \"Kalooki 40\" rooms: 40 to open, ace low counts 1, penalty points, "
+           "elimination over 150",
+    players_min=2, players_max=4, hand_size=13,
+    run_min=3, ace="high_or_low", ace_low_value=1,
+    opening_min_points=40, joker_opening_value="represented",
+    build_requires_opening=True,
+    discard_pickup="meld_same_turn",
+    release_set="all_missing", release_closed_four=False, release_run="exact",
+    release_requires_opening=True,
+    released_joker="any_meld",
+    final_discard="required",
+    special_win="kalookie",
+    card_values=CardValues(ace=11, face=10, joker=15),
+    scoring="penalty", special_multiplier=2,
+    match_end="elimination", elimination_over=150, buy_ins=False,
+)
+
+CATALOG: Mapping[str, RuleSet] = MappingProxyType(
+    {r.name: r for r in (KALUKI_51, KALUKI_HUNT, KALUKI_UK, KALOOKI_40)})
+
+
+def resolve(spec: object) -> RuleSet:
+    """A catalog name or ``{"base": NAME, "overrides": {...}}`` to a rule set."""
+    if isinstance(spec, str):
+        try:
+            return CATALOG[spec]
+        except KeyError:
+            raise UnknownRuleSet(spec) from None
+    if isinstance(spec, RuleSet):
+        return spec
+    if isinstance(spec, Mapping):
+        extra = set(spec) - {"base", "overrides"}
+        if extra:
+            raise RuleSetError(f"unknown key {sorted(extra)[0]!r}; a rule set is a name or "
+                               "{\"base\": NAME, \"overrides\": {...}}")
+        base = spec.get("base")
+        if not isinstance(base, str):
+            raise RuleSetError("\"base\" must name a catalog rule set", field="ruleset.base")
+        overrides = spec.get("overrides") or {}
+        if not isinstance(overrides, Mapping):
+            raise RuleSetError("\"overrides\" must be an object", field="ruleset.overrides")
+        return _derive(base, _freeze(overrides))
+    raise RuleSetError("a rule set is a catalog name or {\"base\": NAME, \"overrides\": {...}}")
+
+
+def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
+    # the type name keeps True and 1 apart in the cache key (True == 1 in Python)
+    items = []
+    for k, v in sorted(overrides.items()):
+        if isinstance(v, Mapping):
+            v = tuple(sorted(v.items()))
+        elif isinstance(v, list):
+            raise InvalidParameter(str(k), "must not be a list")
+        items.append((k, type(v).__name__, v))
+    return tuple(items)
+
+
+@lru_cache(maxsize=1024)
+def _derive(base: str, frozen: tuple[tuple[str, str, Any], ...]) -> RuleSet:
+    if base not in CATALOG:
+        raise UnknownRuleSet(base)
+    overrides = {k: dict(v) if isinstance(v, tuple) else v for k, _, v in frozen}
+    return CATALOG[base].with_overrides(overrides, name=base + ("+custom" if overrides else ""))
