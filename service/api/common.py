@@ -1,0 +1,135 @@
+"""What every resource shares: reading cards and rule sets, rendering melds and rulings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+from ..engine import melds as m
+from ..engine.cards import RANKS, Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
+from ..engine.rules import RuleSet, RuleSetError, resolve
+from ..engine.violations import Violation
+from .problems import Problem, from_engine, language
+
+MAX_CARDS = 120  # more cards than any deck of the catalog: rejected by the schema
+
+
+class RuleSetField(fields.Field):
+    """A catalog name or ``{"base": NAME, "overrides": {...}}``; resolved in the view."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, (str, dict)):
+            return value
+        raise ValidationError("a rule set is a catalog name or {\"base\": NAME, \"overrides\": {...}}")
+
+
+RULESET_DOC = {"oneOf": [{"type": "string", "example": "kaluki-51"},
+                         {"type": "object", "properties": {
+                             "base": {"type": "string"},
+                             "overrides": {"type": "object", "additionalProperties": True}}}],
+               "description": "A catalog name, or a catalog rule set with overrides."}
+
+
+class StrictSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+def card_list(min_len: int = 0, **kw: Any) -> fields.List:
+    return fields.List(fields.String(), validate=validate.Length(min=min_len, max=MAX_CARDS), **kw)
+
+
+def ruleset_field() -> RuleSetField:
+    return RuleSetField(required=True, metadata=RULESET_DOC)
+
+
+def rules_of(spec: object) -> RuleSet:
+    try:
+        return resolve(spec)
+    except RuleSetError as exc:
+        raise from_engine(exc, "ruleset") from None
+
+
+def cards_at(texts: Sequence[Any], field: str) -> list[Card]:
+    out = []
+    for i, t in enumerate(texts):
+        try:
+            out.append(parse_card(t))
+        except CardError as exc:
+            raise from_engine(exc, f"{field}.{i}") from None
+    return out
+
+
+def meld_cards_at(texts: Sequence[Any], field: str) -> list[MeldCard]:
+    out = []
+    for i, t in enumerate(texts):
+        try:
+            out.append(parse_meld_card(t))
+        except CardError as exc:
+            raise from_engine(exc, f"{field}.{i}") from None
+    return out
+
+
+def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
+    try:
+        check_deck(cards, rules.decks, rules.jokers)
+    except CardError as exc:
+        raise from_engine(exc, field) from None
+
+
+def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
+    """A meld said to be on the table: it must itself be legal (else 422 ``invalid-meld``)."""
+    tokens = meld_cards_at(texts, field)
+    deck_check([t.card for t in tokens], rules, field)
+    ruling = m.validate(tokens, rules)
+    if ruling.meld is None:
+        v = ruling.violations[0]
+        raise Problem(422, "invalid-meld", f"the table meld is not legal: {v.message('en')}",
+                      nl=f"de combinatie op tafel is niet geldig: {v.message('nl')}",
+                      errors={field: [v.message("en")]}, violations=[v.to_dict(language())])
+    return ruling.meld
+
+
+def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": meld.kind, "cards": [str(c) for c in meld.cards]}
+    if meld.kind == m.SET:
+        assert meld.rank is not None
+        out["rank"] = RANKS[meld.rank - 1]
+    else:
+        out["suit"] = meld.suit
+    out["points"] = meld.points
+    out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
+    out["closed"] = m.is_closed(meld, rules)
+    return out
+
+
+def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    lang = language()
+    return [v.to_dict(lang) for v in violations]
+
+
+# -- response schemas (documentation) --------------------------------------------------
+
+class ViolationSchema(Schema):
+    code = fields.String(required=True, metadata={"example": "run-too-short"})
+    message = fields.String(required=True)
+
+    class Meta:
+        unknown = "include"
+
+
+class JokerSchema(Schema):
+    index = fields.Integer()
+    as_ = fields.String(data_key="as", metadata={"example": "Qd"})
+
+
+class MeldSchema(Schema):
+    kind = fields.String(metadata={"enum": ["set", "run"]})
+    cards = fields.List(fields.String(), metadata={"example": ["Jd", "JK=Qd", "Kd"]})
+    rank = fields.String(metadata={"description": "sets only"})
+    suit = fields.String(metadata={"description": "runs only"})
+    points = fields.Integer()
+    jokers = fields.List(fields.Nested(JokerSchema))
+    closed = fields.Boolean(metadata={"description": "no joker can ever be released from it"})

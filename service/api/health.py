@@ -1,0 +1,29 @@
+"""Liveness and readiness probes (SPEC §8)."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask_smorest import Blueprint
+
+from .jsonio import dumps
+
+blp = Blueprint("health", __name__, description="Probes for orchestrators.")
+
+
+@blp.route("/healthz")
+def healthz():
+    """The process is alive."""
+    return current_app.response_class(dumps({"status": "ok"}), mimetype="application/json")
+
+
+@blp.route("/readyz")
+def readyz():
+    """Ready to serve: the ledger store (Redis) answers."""
+    check = current_app.extensions.get("kaluki_ready")
+    ok, detail = check() if check else (True, "no ledger store configured")
+    body = {"status": "ok" if ok else "unavailable", "redis": detail}
+    resp = current_app.response_class(dumps(body), status=200 if ok else 503,
+                                      mimetype="application/json")
+    if not ok:
+        resp.headers["Retry-After"] = "5"
+    return resp

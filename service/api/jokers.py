@@ -1,0 +1,61 @@
+"""POST /v1/jokers/release (SPEC §3 joker release, §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from ..engine import melds as m
+from .common import (
+    MeldSchema,
+    StrictSchema,
+    ViolationSchema,
+    card_list,
+    cards_at,
+    deck_check,
+    render_meld,
+    render_violations,
+    rules_of,
+    ruleset_field,
+    table_meld_at,
+)
+from .jsonio import dumps
+
+blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
+                description="Free jokers from melds on the table.")
+
+
+class ReleaseSchema(StrictSchema):
+    ruleset = ruleset_field()
+    meld = card_list(required=True, metadata={"example": ["7c", "7d", "JK"]})
+    cards = card_list(1, required=True,
+                      metadata={"example": ["7h", "7s"]})
+    opened = fields.Boolean(load_default=True)
+
+
+class ReleaseResponse(Schema):
+    legal = fields.Boolean()
+    released = fields.Integer()
+    meld = fields.Nested(MeldSchema)
+    closed = fields.Boolean()
+    must_use = fields.String(metadata={"enum": ["hand", "any_meld", "new_meld"]})
+    violations = fields.List(fields.Nested(ViolationSchema))
+
+
+@blp.route("/release", methods=["POST"])
+@blp.arguments(ReleaseSchema)
+@blp.response(200, ReleaseResponse)
+def release(args: dict[str, Any]):
+    """Lay naturals on a meld to free its joker(s); says where a freed joker must go."""
+    rules = rules_of(args["ruleset"])
+    meld = table_meld_at(args["meld"], rules, "meld")
+    laid = cards_at(args["cards"], "cards")
+    deck_check([c.card for c in meld.cards] + laid, rules, "cards")
+    ruling = m.release(meld, laid, rules, args["opened"])
+    body = {"legal": ruling.legal, "released": ruling.released,
+            "meld": render_meld(ruling.meld, rules), "closed": m.is_closed(ruling.meld, rules),
+            "must_use": rules.released_joker, "violations": render_violations(ruling.violations)}
+    return current_app.response_class(dumps(body), mimetype="application/json")

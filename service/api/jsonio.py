@@ -1,0 +1,29 @@
+"""Fast JSON in and out (orjson) for Flask and for problem bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask.json.provider import JSONProvider
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj)
+
+
+class OrjsonProvider(JSONProvider):
+    """Flask's JSON provider backed by orjson (responses are compact UTF-8)."""
+
+    mimetype = "application/json"
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s)
+
+    def response(self, *args: Any, **kwargs: Any):  # type: ignore[override]
+        obj = self._prepare_response_obj(args, kwargs)
+        return self._app.response_class(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS),
+                                        mimetype=self.mimetype)

@@ -1,0 +1,158 @@
+"""POST /v1/melds/validate, /v1/melds/opening, /v1/melds/build (SPEC §2, §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_smorest import Blueprint
+from marshmallow import Schema, ValidationError, fields, validate
+
+from ..engine import melds as m
+from .common import (
+    MAX_CARDS,
+    MeldSchema,
+    StrictSchema,
+    ViolationSchema,
+    card_list,
+    deck_check,
+    meld_cards_at,
+    render_meld,
+    render_violations,
+    rules_of,
+    ruleset_field,
+    table_meld_at,
+)
+from .jsonio import dumps
+from .problems import Problem
+
+blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
+                description="Rule on melds: one meld, an opening, a build.")
+
+KIND = fields.String(validate=validate.OneOf(["set", "run"]), load_default=None,
+                     metadata={"description": "read the cards as this kind only"})
+
+
+def _json(body: dict[str, Any]):
+    return current_app.response_class(dumps(body), mimetype="application/json")
+
+
+class ValidateSchema(StrictSchema):
+    ruleset = ruleset_field()
+    cards = card_list(required=True, metadata={"example": ["Jd", "JK", "Kd"]})
+    kind = KIND
+
+
+class ValidateResponse(Schema):
+    valid = fields.Boolean()
+    meld = fields.Nested(MeldSchema, allow_none=True)
+    alternatives = fields.List(fields.Nested(MeldSchema))
+    violations = fields.List(fields.Nested(ViolationSchema))
+
+
+@blp.route("/validate", methods=["POST"])
+@blp.arguments(ValidateSchema)
+@blp.response(200, ValidateResponse)
+def validate_meld(args: dict[str, Any]):
+    """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
+    rules = rules_of(args["ruleset"])
+    tokens = meld_cards_at(args["cards"], "cards")
+    deck_check([t.card for t in tokens], rules, "cards")
+    ruling = m.validate(tokens, rules, args["kind"])
+    return _json({
+        "valid": ruling.valid,
+        "meld": render_meld(ruling.meld, rules) if ruling.meld else None,
+        "alternatives": [render_meld(a, rules) for a in ruling.alternatives],
+        "violations": render_violations(ruling.violations),
+    })
+
+
+class MeldEntry(fields.Field):
+    """A meld in an opening: a list of cards, or ``{"cards": [...], "kind": "set"|"run"}``."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, list) and all(isinstance(c, str) for c in value):
+            return {"cards": value, "kind": None}
+        if isinstance(value, dict) and set(value) <= {"cards", "kind"} and isinstance(
+                value.get("cards"), list) and all(isinstance(c, str) for c in value["cards"]) \
+                and value.get("kind") in (None, "set", "run"):
+            return {"cards": value["cards"], "kind": value.get("kind")}
+        raise ValidationError("a meld is a list of cards or {\"cards\": [...], \"kind\": \"set\"|\"run\"}")
+
+
+class OpeningSchema(StrictSchema):
+    ruleset = ruleset_field()
+    melds = fields.List(MeldEntry(metadata={"type": "array", "items": {"type": "string"}}),
+                        required=True, validate=validate.Length(min=1, max=40),
+                        metadata={"example": [["Kh", "Ks", "JK"], ["9c", "Tc", "Jc", "Qc"]]})
+
+
+class OpeningResponse(Schema):
+    valid = fields.Boolean()
+    points = fields.Integer()
+    threshold = fields.Integer()
+    melds = fields.List(fields.Nested(MeldSchema, allow_none=True))
+    violations = fields.List(fields.Nested(ViolationSchema))
+
+
+@blp.route("/opening", methods=["POST"])
+@blp.arguments(OpeningSchema)
+@blp.response(200, OpeningResponse)
+def opening(args: dict[str, Any]):
+    """Do these melds, laid together as a first meld, reach the opening threshold?"""
+    rules = rules_of(args["ruleset"])
+    token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(args["melds"])]
+    if sum(len(t) for t in token_lists) > MAX_CARDS:
+        raise Problem(422, "validation-error", "too many cards", errors={"melds": ["too many cards"]})
+    deck_check([t.card for ts in token_lists for t in ts], rules, "melds")
+    ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
+    return _json({
+        "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
+        "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
+        "violations": render_violations(ruling.violations),
+    })
+
+
+class BuildCard(fields.Field):
+    """A card, or ``{"card": "5h", "end": "low"|"high"}`` to say which end of a run."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str):
+            return {"card": value, "end": None}
+        if isinstance(value, dict) and set(value) <= {"card", "end"} and isinstance(
+                value.get("card"), str) and value.get("end") in (None, "low", "high"):
+            return {"card": value["card"], "end": value.get("end")}
+        raise ValidationError("a card, or {\"card\": \"5h\", \"end\": \"low\"|\"high\"}")
+
+
+class BuildSchema(StrictSchema):
+    ruleset = ruleset_field()
+    meld = card_list(required=True, metadata={"description": "the meld on the table",
+                                              "example": ["5h", "6h", "7h"]})
+    cards = fields.List(BuildCard(metadata={"oneOf": [
+        {"type": "string"}, {"type": "object", "properties": {
+            "card": {"type": "string"}, "end": {"type": "string", "enum": ["low", "high"]}}}]}),
+        required=True, validate=validate.Length(min=1, max=MAX_CARDS),
+        metadata={"example": ["8h", {"card": "4h", "end": "low"}]})
+    opened = fields.Boolean(load_default=True)
+
+
+class BuildResponse(Schema):
+    valid = fields.Boolean()
+    meld = fields.Nested(MeldSchema)
+    violations = fields.List(fields.Nested(ViolationSchema))
+
+
+@blp.route("/build", methods=["POST"])
+@blp.arguments(BuildSchema)
+@blp.response(200, BuildResponse)
+def build(args: dict[str, Any]):
+    """Add cards to a meld on the table (a card that fits both ends of a run goes high)."""
+    rules = rules_of(args["ruleset"])
+    meld = table_meld_at(args["meld"], rules, "meld")
+    added = meld_cards_at([c["card"] for c in args["cards"]], "cards")
+    deck_check([c.card for c in meld.cards] + [t.card for t in added], rules, "cards")
+    placed = [m.Placed(t, c["end"]) for t, c in zip(added, args["cards"], strict=True)]
+    ruling = m.build(meld, placed, rules, args["opened"])
+    return _json({"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),
+                  "violations": render_violations(ruling.violations)})

@@ -1,0 +1,186 @@
+"""RFC 9457 problem details: every error the service returns (SPEC §4).
+
+A problem has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``;
+schema failures add ``errors`` (field → messages). Titles and details are
+English, or Dutch when the client prefers ``nl`` (``Accept-Language``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from ..engine.cards import CardError, ImpossibleCards, InvalidCard
+from ..engine.rules import RuleSetError
+from ..engine.scoring import ScoringError
+from .jsonio import dumps
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+# code -> (English title, Dutch title)
+TITLES: Mapping[str, tuple[str, str]] = {
+    "bad-request": ("Bad request", "Ongeldig verzoek"),
+    "malformed-json": ("Malformed JSON", "Ongeldige JSON"),
+    "not-found": ("Not found", "Niet gevonden"),
+    "method-not-allowed": ("Method not allowed", "Methode niet toegestaan"),
+    "payload-too-large": ("Payload too large", "Verzoek te groot"),
+    "unsupported-media-type": ("Unsupported media type", "Mediatype niet ondersteund"),
+    "not-acceptable": ("Not acceptable", "Niet aanvaardbaar"),
+    "validation-error": ("Invalid request body", "Ongeldige inhoud van het verzoek"),
+    "invalid-card": ("Invalid card", "Ongeldige kaart"),
+    "impossible-cards": ("Impossible cards", "Onmogelijke kaarten"),
+    "unknown-ruleset": ("Unknown rule set", "Onbekende spelregels"),
+    "unknown-parameter": ("Unknown rule-set parameter", "Onbekende regelparameter"),
+    "invalid-parameter": ("Invalid rule-set parameter", "Ongeldige regelparameter"),
+    "invalid-ruleset": ("Invalid rule set", "Ongeldige spelregels"),
+    "player-count": ("Player count outside the rule set's seats", "Aantal spelers buiten de regels"),
+    "duplicate-player": ("Duplicate player", "Dubbele speler"),
+    "unknown-winner": ("Unknown winner", "Onbekende winnaar"),
+    "winner-holds-cards": ("Winner still holds cards", "Winnaar heeft nog kaarten"),
+    "invalid-finish": ("Invalid finish", "Ongeldige afloop"),
+    "invalid-meld": ("Invalid table meld", "Ongeldige combinatie op tafel"),
+    "internal-error": ("Internal error", "Interne fout"),
+    "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),
+}
+
+# Dutch details for the common codes; {params} come from the exception.
+_NL_DETAILS: Mapping[str, str] = {
+    "malformed-json": "De inhoud is geen geldige JSON.",
+    "not-found": "Deze bron bestaat niet.",
+    "method-not-allowed": "Deze methode is hier niet toegestaan.",
+    "payload-too-large": "Het verzoek is groter dan {limit} bytes.",
+    "unsupported-media-type": "Stuur de inhoud als application/json.",
+    "validation-error": "De inhoud voldoet niet aan het schema; zie 'errors'.",
+    "invalid-card": "{text} is geen kaart: schrijf rang en kleur, zoals 'Qs' of '10h'.",
+    "impossible-cards": "{count} × {card} kan niet uit één spel komen, dat er {limit} heeft.",
+    "unknown-ruleset": "Onbekende spelregels {name}.",
+    "internal-error": "Er ging iets mis aan onze kant.",
+}
+
+
+def language() -> str:
+    """``nl`` when the client prefers Dutch, else ``en``."""
+    try:
+        best = request.accept_languages.best_match(["en", "nl"], default="en")
+    except RuntimeError:  # outside a request
+        return "en"
+    return "nl" if best == "nl" else "en"
+
+
+class Problem(Exception):
+    """Raise anywhere in a view to answer with a problem."""
+
+    def __init__(self, status: int, code: str, detail: str, *, errors: Mapping[str, Any] | None = None,
+                 nl: str | None = None, headers: Mapping[str, str] | None = None,
+                 **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+        self.nl = nl
+        self.headers = dict(headers or {})
+        self.extra = extra
+
+    def to_dict(self, lang: str) -> dict[str, Any]:
+        en_title, nl_title = TITLES.get(self.code, (self.code.replace("-", " ").capitalize(),) * 2)
+        body: dict[str, Any] = {
+            "type": f"/problems/{self.code}",
+            "title": nl_title if lang == "nl" else en_title,
+            "status": self.status,
+            "detail": (self.nl or self.detail) if lang == "nl" else self.detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            body["errors"] = self.errors
+        body.update(self.extra)
+        return body
+
+    def response(self) -> Response:
+        resp = Response(dumps(self.to_dict(language())), status=self.status,
+                        mimetype=PROBLEM_MEDIA_TYPE)
+        for k, v in self.headers.items():
+            resp.headers[k] = v
+        resp.headers["Content-Language"] = language()
+        return resp
+
+
+def from_engine(exc: ValueError, field: str) -> Problem:
+    """The problem for an engine exception raised while reading ``field``."""
+    if isinstance(exc, InvalidCard):
+        return Problem(422, "invalid-card", str(exc), errors={field: [str(exc)]},
+                       nl=_NL_DETAILS["invalid-card"].format(text=repr(exc.text)))
+    if isinstance(exc, ImpossibleCards):
+        return Problem(422, "impossible-cards", str(exc), errors={field: [str(exc)]},
+                       nl=_NL_DETAILS["impossible-cards"].format(
+                           count=exc.count, card=exc.card, limit=exc.limit))
+    if isinstance(exc, RuleSetError):
+        return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]})
+    if isinstance(exc, ScoringError):
+        return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]})
+    if isinstance(exc, CardError):
+        return Problem(422, exc.code, str(exc), errors={field: [str(exc)]})
+    return Problem(422, "bad-request", str(exc), errors={field: [str(exc)]})
+
+
+_HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed",
+               406: "not-acceptable", 413: "payload-too-large", 415: "unsupported-media-type",
+               422: "validation-error", 503: "service-unavailable"}
+
+
+def _http_problem(exc: HTTPException) -> Problem:
+    status = exc.code or 500
+    code = _HTTP_CODES.get(status, "bad-request" if status < 500 else "internal-error")
+    data = getattr(exc, "data", None) or {}
+    errors = None
+    messages = data.get("messages") if isinstance(data, dict) else None
+    if status == 400 and messages and "json" in messages and "Invalid JSON body." in str(messages):
+        code = "malformed-json"
+    if status == 422 and messages:
+        # flask-smorest/webargs: {"json": {field: [...]}}
+        errors = messages.get("json", messages) if isinstance(messages, dict) else {"body": messages}
+    detail = {
+        "malformed-json": "The request body is not valid JSON.",
+        "validation-error": "The request body does not match the schema; see 'errors'.",
+        "not-found": "No such resource.",
+        "method-not-allowed": f"{request.method} is not allowed here.",
+        "unsupported-media-type": "Send the body as application/json.",
+    }.get(code, exc.description or code)
+    if status == 413:
+        limit = _limit()
+        detail = f"The request body is larger than {limit} bytes."
+        nl = _NL_DETAILS["payload-too-large"].format(limit=limit)
+    else:
+        nl = _NL_DETAILS.get(code)
+    headers = {}
+    if status == 405 and getattr(exc, "valid_methods", None):
+        headers["Allow"] = ", ".join(exc.valid_methods)  # type: ignore[attr-defined]
+    return Problem(status, code, detail, errors=errors, nl=nl, headers=headers)
+
+
+def _limit() -> int:
+    from flask import current_app
+    return int(current_app.config.get("MAX_CONTENT_LENGTH") or 0)
+
+
+def install(app: Flask) -> None:
+    """Route every error through problem details."""
+
+    @app.errorhandler(Problem)
+    def _problem(exc: Problem) -> Response:
+        return exc.response()
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        return _http_problem(exc).response()
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        if isinstance(exc, HTTPException):
+            return _http(exc)
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        return Problem(500, "internal-error", "Something went wrong on our side.",
+                       nl=_NL_DETAILS["internal-error"]).response()

@@ -1,0 +1,72 @@
+"""GET /v1/rulesets, GET /v1/rulesets/{name}: the catalog (SPEC §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from ..engine.rules import CATALOG, PARAMS, RuleSet
+from .jsonio import dumps
+from .problems import Problem
+
+blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets",
+                description="The rule-set catalog: every parameter, its value and what it means.")
+
+
+class RuleSetSummarySchema(Schema):
+    name = fields.String(metadata={"example": "kaluki-51"})
+    source = fields.String()
+    players = fields.List(fields.Integer(), metadata={"description": "[min, max]"})
+    href = fields.String()
+
+
+class RuleSetListSchema(Schema):
+    rulesets = fields.List(fields.Nested(RuleSetSummarySchema))
+
+
+class RuleSetSchema(Schema):
+    name = fields.String()
+    source = fields.String()
+    parameters = fields.Dict(keys=fields.String(), metadata={"description": "parameter → value"})
+    descriptions = fields.Dict(keys=fields.String(), values=fields.String(),
+                               metadata={"description": "parameter → one-line description"})
+
+
+def summary(r: RuleSet) -> dict[str, Any]:
+    return {"name": r.name, "source": r.source, "players": [r.players_min, r.players_max],
+            "href": f"/v1/rulesets/{r.name}"}
+
+
+def detail(r: RuleSet) -> dict[str, Any]:
+    return {"name": r.name, "source": r.source, "parameters": r.to_dict(),
+            "descriptions": {p.name: p.description for p in PARAMS}}
+
+
+_LIST = dumps({"rulesets": [summary(r) for r in CATALOG.values()]})
+_DETAIL = {name: dumps(detail(r)) for name, r in CATALOG.items()}
+
+
+def _json(body: bytes):
+    from flask import current_app
+    return current_app.response_class(body, mimetype="application/json")
+
+
+@blp.route("")
+@blp.response(200, RuleSetListSchema)
+def list_rulesets():
+    """List the catalog."""
+    return _json(_LIST)
+
+
+@blp.route("/<string:name>")
+@blp.response(200, RuleSetSchema)
+@blp.alt_response(404, description="No such rule set (problem `unknown-ruleset`).")
+def get_ruleset(name: str):
+    """Every parameter of one rule set, with its value and a one-line description."""
+    body = _DETAIL.get(name)
+    if body is None:
+        raise Problem(404, "unknown-ruleset", f"unknown rule set {name!r}; see /v1/rulesets",
+                      nl=f"onbekende spelregels {name!r}; zie /v1/rulesets")
+    return _json(body)

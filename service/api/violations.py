@@ -1,0 +1,33 @@
+"""GET /v1/violations: every violation code a ruling may cite (SPEC §4)."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from ..engine import violations as v
+from .jsonio import dumps
+
+blp = Blueprint("violations", __name__, url_prefix="/v1/violations",
+                description="The published list of violation codes.")
+
+
+class CodeSchema(Schema):
+    code = fields.String(metadata={"example": "run-too-short"})
+    rule = fields.String()
+    message = fields.Dict(keys=fields.String(), values=fields.String(),
+                          metadata={"description": "message templates by language (en, nl)"})
+
+
+class CodeListSchema(Schema):
+    violations = fields.List(fields.Nested(CodeSchema))
+
+
+@blp.route("")
+@blp.response(200, CodeListSchema)
+def list_violations():
+    """Every violation code, the rule it stands for and its message templates."""
+    body = {"violations": [{"code": c.code, "rule": c.rule, "message": {"en": c.en, "nl": c.nl}}
+                           for c in v.CODES.values()]}
+    return current_app.response_class(dumps(body), mimetype="application/json")
