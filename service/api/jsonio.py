@@ -9,7 +9,7 @@ from flask.json.provider import JSONProvider
 
 
 def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj)
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
 
 
 class OrjsonProvider(JSONProvider):

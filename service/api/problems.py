@@ -141,7 +141,8 @@ def _http_problem(exc: HTTPException) -> Problem:
         code = "malformed-json"
     if status == 422 and messages:
         # flask-smorest/webargs: {"json": {field: [...]}}
-        errors = messages.get("json", messages) if isinstance(messages, dict) else {"body": messages}
+        raw = messages.get("json", messages) if isinstance(messages, dict) else {"body": messages}
+        errors = flatten(raw)
     detail = {
         "malformed-json": "The request body is not valid JSON.",
         "validation-error": "The request body does not match the schema; see 'errors'.",
@@ -159,6 +160,18 @@ def _http_problem(exc: HTTPException) -> Problem:
     if status == 405 and getattr(exc, "valid_methods", None):
         headers["Allow"] = ", ".join(exc.valid_methods)  # type: ignore[attr-defined]
     return Problem(status, code, detail, errors=errors, nl=nl, headers=headers)
+
+
+def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
+    """``{"players": {1: {"cards": ["…"]}}}`` → ``{"players.1.cards": ["…"]}``."""
+    if isinstance(errors, dict):
+        out: dict[str, list[str]] = {}
+        for key, value in errors.items():
+            out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    if isinstance(errors, list) and all(isinstance(e, str) for e in errors):
+        return {prefix or "body": errors}
+    return {prefix or "body": [str(errors)]}
 
 
 def _limit() -> int:

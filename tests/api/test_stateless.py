@@ -1,0 +1,326 @@
+"""The stateless rules API: every endpoint of SPEC §3–§6, good input and bad."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.engine.rules import CATALOG, PARAMS
+from service.engine.violations import CODES
+
+PROBLEM = "application/problem+json"
+
+
+def post(client, path: str, body: Any, **kw: Any):
+    return client.post(path, json=body, **kw)
+
+
+def assert_problem(resp, status: int, code: str) -> dict[str, Any]:
+    assert resp.status_code == status, resp.data
+    assert resp.mimetype == PROBLEM
+    body = resp.get_json(force=True)
+    assert body["code"] == code
+    assert body["status"] == status
+    assert {"type", "title", "detail"} <= set(body)
+    assert body["type"].endswith("/problems/" + code)
+    return body
+
+
+# -- rule sets and violations ----------------------------------------------------------
+
+def test_catalog_lists_the_four_rule_sets(client) -> None:
+    body = client.get("/v1/rulesets").get_json()
+    assert [r["name"] for r in body["rulesets"]] == ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40"]
+
+
+@pytest.mark.parametrize("name", list(CATALOG))
+def test_ruleset_gives_every_parameter_with_a_description(client, name: str) -> None:
+    body = client.get(f"/v1/rulesets/{name}").get_json()
+    assert set(body["parameters"]) == {p.name for p in PARAMS}
+    assert set(body["descriptions"]) == {p.name for p in PARAMS}
+    assert all(body["descriptions"].values())
+    assert body["source"]
+
+
+def test_catalog_values_fixed_by_the_spec(client) -> None:
+    p = {n: client.get(f"/v1/rulesets/{n}").get_json()["parameters"] for n in CATALOG}
+    assert (p["kaluki-51"]["opening_min_points"], p["kaluki-51"]["joker_opening_value"]) == (51, 25)
+    assert p["kaluki-51"]["run_min"] == 4 and p["kaluki-51"]["special_flat"] == 25
+    assert p["kaluki-hunt"]["out_bonus"] == 20 and p["kaluki-hunt"]["special_bonus"] == 40
+    assert p["kaluki-uk"]["ace"] == "high" and p["kaluki-uk"]["players_max"] == 5
+    assert p["kaluki-uk"]["card_values"] == {"ace": 11, "face": 10, "joker": 15}
+    assert p["kalooki-40"]["ace_low_value"] == 1 and p["kalooki-40"]["discard_pickup"] == "meld_same_turn"
+    for name in CATALOG:
+        assert p[name]["decks"] * 52 + p[name]["jokers"] == 106
+
+
+def test_unknown_ruleset_is_404(client) -> None:
+    assert_problem(client.get("/v1/rulesets/gin"), 404, "unknown-ruleset")
+
+
+def test_violations_are_published(client) -> None:
+    body = client.get("/v1/violations").get_json()
+    codes = {v["code"] for v in body["violations"]}
+    assert codes == set(CODES)
+    assert {"run-too-short", "duplicate-suit", "ace-wraparound", "opening-below-threshold",
+            "joker-not-releasable", "build-before-opening"} <= codes
+    assert all(v["message"]["en"] and v["message"]["nl"] for v in body["violations"])
+
+
+# -- melds -----------------------------------------------------------------------------
+
+def test_validate_spec_example(client) -> None:
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt", "cards": ["Jd", "JK", "Kd"]}).get_json()
+    assert body == {"valid": True, "meld": {"kind": "run", "suit": "d", "cards": ["Jd", "JK=Qd", "Kd"],
+                                            "points": 30, "jokers": [{"index": 1, "as": "Qd"}],
+                                            "closed": False},
+                    "alternatives": [], "violations": []}
+
+
+def test_validate_violation_has_code_and_message(client) -> None:
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-51", "cards": ["4c", "4c", "4d"]}).get_json()
+    assert body["valid"] is False
+    assert body["violations"][0]["code"] == "duplicate-suit"
+    assert "suit" in body["violations"][0]["message"]
+
+
+def test_messages_in_dutch(client) -> None:
+    resp = post(client, "/v1/melds/validate", {"ruleset": "kaluki-51", "cards": ["9c", "Tc", "Jc"]},
+                headers={"Accept-Language": "nl-NL,nl;q=0.9,en;q=0.5"})
+    assert resp.get_json()["violations"][0]["message"].startswith("Een reeks heeft minstens 4")
+
+
+def test_validate_set_reading_with_kind(client) -> None:
+    body = post(client, "/v1/melds/validate",
+                {"ruleset": "kaluki-hunt", "cards": ["JK", "JK", "7h"], "kind": "set"}).get_json()
+    assert body["meld"]["kind"] == "set" and body["meld"]["rank"] == "7"
+    assert body["meld"]["jokers"] == [{"index": 0, "as": "7"}, {"index": 1, "as": "7"}]
+
+
+def test_validate_lists_alternatives(client) -> None:
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt", "cards": ["JK", "JK", "7h"]}).get_json()
+    assert body["meld"]["cards"] == ["7h", "JK=8h", "JK=9h"]
+    assert sorted(a["kind"] for a in body["alternatives"]) == ["run", "set"]
+
+
+def test_closed_set(client) -> None:
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-51", "cards": ["7c", "7d", "7h", "JK"]}).get_json()
+    assert body["meld"]["closed"] is True
+
+
+def test_opening(client) -> None:
+    body = post(client, "/v1/melds/opening", {"ruleset": "kaluki-51",
+                                               "melds": [["Kh", "Ks", "JK"], ["9c", "Tc", "Jc", "Qc"]]}).get_json()
+    assert (body["valid"], body["points"], body["threshold"]) == (True, 84, 51)
+    assert len(body["melds"]) == 2
+    body = post(client, "/v1/melds/opening", {"ruleset": "kaluki-51", "melds": [["9c", "Tc", "Jc", "Qc"]]}).get_json()
+    assert body["valid"] is False and body["violations"][0]["code"] == "opening-below-threshold"
+
+
+def test_opening_with_kinds_and_bad_meld(client) -> None:
+    body = post(client, "/v1/melds/opening", {"ruleset": "kaluki-hunt", "melds": [
+        {"cards": ["JK", "JK", "7h"], "kind": "set"}, ["2c", "3d", "4c"]]}).get_json()
+    assert body["melds"][0]["kind"] == "set" and body["melds"][1] is None
+    assert body["violations"][0]["meld"] == 1
+
+
+def test_build(client) -> None:
+    body = post(client, "/v1/melds/build", {"ruleset": "kaluki-hunt", "meld": ["5h", "6h", "7h"],
+                                             "cards": ["8h", {"card": "JK", "end": "low"}]}).get_json()
+    assert body["valid"] and body["meld"]["cards"] == ["JK=4h", "5h", "6h", "7h", "8h"]
+    body = post(client, "/v1/melds/build", {"ruleset": "kaluki-51", "meld": ["5h", "6h", "7h", "8h"],
+                                             "cards": ["9h"], "opened": False}).get_json()
+    assert not body["valid"] and body["violations"][0]["code"] == "build-before-opening"
+
+
+def test_build_on_an_illegal_table_meld_is_422(client) -> None:
+    resp = post(client, "/v1/melds/build", {"ruleset": "kaluki-hunt", "meld": ["5h", "7h"], "cards": ["6h"]})
+    assert_problem(resp, 422, "invalid-meld")
+
+
+def test_release(client) -> None:
+    body = post(client, "/v1/jokers/release", {"ruleset": "kaluki-hunt", "meld": ["7c", "7d", "JK"],
+                                                "cards": ["7h", "7s"]}).get_json()
+    assert body == {"legal": True, "released": 1, "meld": body["meld"], "closed": False,
+                    "must_use": "any_meld", "violations": []}
+    assert body["meld"]["cards"] == ["7c", "7d", "7h", "7s"]
+    body = post(client, "/v1/jokers/release", {"ruleset": "kaluki-uk", "meld": ["5h", "6h", "JK", "8h"],
+                                                "cards": ["7h"], "opened": False}).get_json()
+    assert not body["legal"] and body["violations"][0]["code"] == "release-before-opening"
+    assert body["must_use"] == "new_meld"
+
+
+# -- scoring ---------------------------------------------------------------------------
+
+def test_score_spec_example(client) -> None:
+    body = post(client, "/v1/hands/score", {"ruleset": "kaluki-hunt", "winner": "kim", "finish": "out",
+                                             "players": [{"id": "kim", "cards": []},
+                                                         {"id": "lou", "cards": ["Qs", "4d"]}]}).get_json()
+    assert body == {"special": False, "scores": [{"id": "kim", "hand_value": 0, "points": 20, "penalty": 0},
+                                                 {"id": "lou", "hand_value": 14, "points": 0, "penalty": 14}]}
+
+
+def test_score_invalid_card_spec_example(client) -> None:
+    body = assert_problem(post(client, "/v1/hands/score", {
+        "ruleset": "kaluki-hunt", "winner": "kim", "finish": "out",
+        "players": [{"id": "kim", "cards": []}, {"id": "lou", "cards": ["Qz"]}]}), 422, "invalid-card")
+    assert "'Qz' is not a card" in body["detail"]
+    assert "players.1.cards.0" in body["errors"]
+
+
+@pytest.mark.parametrize("players,winner,code", [
+    ([{"id": "kim", "cards": ["2c"]}, {"id": "lou", "cards": []}], "kim", "winner-holds-cards"),
+    ([{"id": "kim", "cards": []}], "kim", "player-count"),
+    ([{"id": "kim", "cards": []}, {"id": "kim", "cards": []}], "kim", "duplicate-player"),
+    ([{"id": "kim", "cards": []}, {"id": "lou", "cards": []}], "max", "unknown-winner"),
+    ([{"id": "kim", "cards": []}, {"id": "lou", "cards": ["Qs", "Qs", "Qs"]}], "kim", "impossible-cards"),
+])
+def test_score_bad_hands(client, players, winner, code) -> None:
+    assert_problem(post(client, "/v1/hands/score", {"ruleset": "kaluki-hunt", "winner": winner,
+                                                    "finish": "out", "players": players}), 422, code)
+
+
+# -- bad input everywhere --------------------------------------------------------------
+
+VALID_BODIES = {
+    "/v1/melds/validate": {"ruleset": "kaluki-51", "cards": ["9c", "Tc", "Jc", "Qc"]},
+    "/v1/melds/opening": {"ruleset": "kaluki-51", "melds": [["9c", "Tc", "Jc", "Qc"]]},
+    "/v1/melds/build": {"ruleset": "kaluki-51", "meld": ["9c", "Tc", "Jc", "Qc"], "cards": ["Kc"]},
+    "/v1/jokers/release": {"ruleset": "kaluki-51", "meld": ["9c", "Tc", "JK", "Qc"], "cards": ["Jc"]},
+    "/v1/hands/score": {"ruleset": "kaluki-51", "winner": "a", "finish": "out",
+                        "players": [{"id": "a", "cards": []}, {"id": "b", "cards": ["2c"]}]},
+}
+ENDPOINTS = list(VALID_BODIES)
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_valid_body_is_200(client, path: str) -> None:
+    assert post(client, path, VALID_BODIES[path]).status_code == 200
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_unknown_ruleset_is_422(client, path: str) -> None:
+    body = assert_problem(post(client, path, {**VALID_BODIES[path], "ruleset": "gin-rummy"}),
+                          422, "unknown-ruleset")
+    assert "ruleset" in body["errors"]
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+@pytest.mark.parametrize("ruleset,code", [
+    ({"base": "kaluki-51", "overrides": {"wild_twos": True}}, "unknown-parameter"),
+    ({"base": "kaluki-51", "overrides": {"run_min": 1}}, "invalid-parameter"),
+    ({"base": "kaluki-51", "overrides": {"ace": "sideways"}}, "invalid-parameter"),
+    ({"base": "kaluki-51", "overrides": {"run_min": "4"}}, "invalid-parameter"),
+    ({"base": "kaluki-51", "overrides": {"set_distinct_suits": 1}}, "invalid-parameter"),
+    ({"base": "kaluki-51", "overrides": {"card_values": {"queen": 3}}}, "invalid-parameter"),
+    ({"base": "nope"}, "unknown-ruleset"),
+    ({"overrides": {}}, "invalid-ruleset"),
+    ({"base": "kaluki-51", "colour": "red"}, "invalid-ruleset"),
+])
+def test_bad_ruleset_is_422_naming_it(client, path: str, ruleset: Any, code: str) -> None:
+    assert_problem(post(client, path, {**VALID_BODIES[path], "ruleset": ruleset}), 422, code)
+
+
+def test_overrides_apply(client) -> None:
+    body = post(client, "/v1/melds/validate", {
+        "ruleset": {"base": "kaluki-51", "overrides": {"run_min": 3}}, "cards": ["9c", "Tc", "Jc"]}).get_json()
+    assert body["valid"] is True
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_malformed_json_is_400(client, path: str) -> None:
+    assert_problem(client.post(path, data=b'{"ruleset": ', content_type="application/json"),
+                   400, "malformed-json")
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_other_media_type_is_415(client, path: str) -> None:
+    assert_problem(client.post(path, data=json.dumps(VALID_BODIES[path]), content_type="text/plain"),
+                   415, "unsupported-media-type")
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_empty_body_is_422(client, path: str) -> None:
+    assert_problem(client.post(path, data=b"", content_type="application/json"), 422, "validation-error")
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_huge_body_is_413(client, path: str) -> None:
+    huge = {**VALID_BODIES[path], "padding": "x" * (300 * 1024)}
+    assert_problem(post(client, path, huge), 413, "payload-too-large")
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_wrong_types_are_422_with_errors(client, path: str) -> None:
+    bad = {k: 12 for k in VALID_BODIES[path]}
+    body = assert_problem(post(client, path, bad), 422, "validation-error")
+    assert body["errors"]
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_unknown_field_is_422(client, path: str) -> None:
+    body = assert_problem(post(client, path, {**VALID_BODIES[path], "colour": "red"}), 422,
+                          "validation-error")
+    assert "colour" in body["errors"]
+
+
+@pytest.mark.parametrize("path", ["/v1/melds/validate", "/v1/melds/build", "/v1/jokers/release"])
+def test_unknown_card_is_422(client, path: str) -> None:
+    body = {**VALID_BODIES[path], "cards": ["Zz"]}
+    assert_problem(post(client, path, body), 422, "invalid-card")
+
+
+def test_impossible_cards_across_a_request(client) -> None:
+    assert_problem(post(client, "/v1/melds/validate", {"ruleset": "kaluki-51", "cards": ["JK", "JK", "JK", "7h"]}),
+                   422, "impossible-cards")
+    assert_problem(post(client, "/v1/melds/opening", {"ruleset": "kaluki-hunt",
+                                                      "melds": [["7h", "7c", "7d"], ["7h", "7c", "7s"],
+                                                                ["5h", "6h", "7h"]]}),
+                   422, "impossible-cards")
+
+
+def test_not_found_and_method_not_allowed(client) -> None:
+    assert_problem(client.get("/v1/nothing"), 404, "not-found")
+    resp = client.get("/v1/melds/validate")
+    assert_problem(resp, 405, "method-not-allowed")
+    assert "POST" in resp.headers["Allow"]
+
+
+def test_problem_in_dutch(client) -> None:
+    body = client.get("/v1/nothing", headers={"Accept-Language": "nl"}).get_json(force=True)
+    assert body["title"] == "Niet gevonden"
+
+
+def test_health_docs_and_spec(client) -> None:
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and b"/docs/assets/swagger-ui-bundle.js" in docs.data
+    assert b"//cdn" not in docs.data and b"https://" not in docs.data
+    assert client.get("/docs/assets/swagger-ui-bundle.js").status_code == 200
+    spec = client.get("/openapi.json").get_json()
+    for path in ENDPOINTS:
+        assert path in spec["paths"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+@given(data=st.data())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_no_input_gives_a_500(client, path: str, data: st.DataObject) -> None:
+    """Fuzz each endpoint with arbitrary JSON mixed into a valid body: never a 500."""
+    body = dict(VALID_BODIES[path])
+    for key in data.draw(st.lists(st.sampled_from(list(body) + ["extra"]), max_size=3)):
+        body[key] = data.draw(json_values)
+    resp = client.post(path, data=json.dumps(body), content_type="application/json")
+    assert resp.status_code < 500, resp.data
+    if resp.status_code >= 400:
+        assert resp.mimetype == PROBLEM
