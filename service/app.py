@@ -88,7 +88,13 @@ def _require_json(app: Flask) -> None:
 def _metrics(app: Flask) -> None:
     """Prometheus metrics at /metrics (multiprocess-safe under gunicorn when configured)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_flask_exporter.multiprocess import GunicornPrometheusMetrics as Metrics
-    else:
-        from prometheus_flask_exporter import PrometheusMetrics as Metrics
-    Metrics(app, group_by="url_rule", defaults_prefix="kaluki")
+        from prometheus_flask_exporter.multiprocess import GunicornPrometheusMetrics
+
+        GunicornPrometheusMetrics(app, group_by="url_rule", defaults_prefix="kaluki")
+        return
+    from prometheus_client import CollectorRegistry
+    from prometheus_flask_exporter import PrometheusMetrics
+
+    # one registry per app, so several apps in one process (tests) do not collide
+    PrometheusMetrics(app, registry=CollectorRegistry(auto_describe=True), group_by="url_rule",
+                      defaults_prefix="kaluki")

@@ -324,3 +324,13 @@ def test_no_input_gives_a_500(client, path: str, data: st.DataObject) -> None:
     assert resp.status_code < 500, resp.data
     if resp.status_code >= 400:
         assert resp.mimetype == PROBLEM
+
+
+def test_metrics_are_exposed() -> None:
+    from service.app import create_app
+
+    client = create_app().test_client()
+    client.post("/v1/melds/validate", json=VALID_BODIES["/v1/melds/validate"])
+    text = client.get("/metrics").data.decode()
+    assert "kaluki_http_request_duration_seconds" in text
+    assert "/v1/melds/validate" in text
