@@ -56,7 +56,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
 
 
 @blp.route("/score", methods=["POST"])
-@blp.arguments(ScoreSchema)
+@blp.arguments(ScoreSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ScoreResponse)
 def score(args: dict[str, Any]):
     """Score a finished hand from the cards each player still holds."""

@@ -46,7 +46,7 @@ class ReleaseResponse(Schema):
 
 
 @blp.route("/release", methods=["POST"])
-@blp.arguments(ReleaseSchema)
+@blp.arguments(ReleaseSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ReleaseResponse)
 def release(args: dict[str, Any]):
     """Lay naturals on a meld to free its joker(s); says where a freed joker must go."""

@@ -51,7 +51,7 @@ class ValidateResponse(Schema):
 
 
 @blp.route("/validate", methods=["POST"])
-@blp.arguments(ValidateSchema)
+@blp.arguments(ValidateSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ValidateResponse)
 def validate_meld(args: dict[str, Any]):
     """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
@@ -96,7 +96,7 @@ class OpeningResponse(Schema):
 
 
 @blp.route("/opening", methods=["POST"])
-@blp.arguments(OpeningSchema)
+@blp.arguments(OpeningSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, OpeningResponse)
 def opening(args: dict[str, Any]):
     """Do these melds, laid together as a first meld, reach the opening threshold?"""
@@ -144,7 +144,7 @@ class BuildResponse(Schema):
 
 
 @blp.route("/build", methods=["POST"])
-@blp.arguments(BuildSchema)
+@blp.arguments(BuildSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, BuildResponse)
 def build(args: dict[str, Any]):
     """Add cards to a meld on the table (a card that fits both ends of a run goes high)."""
