@@ -106,6 +106,9 @@ def _split(text: str) -> tuple[str, str]:
     return t[:-1], t[-1]
 
 
+_SPELLINGS: dict[str, Card] = {}  # the common spellings, filled below: a dict hit per card
+
+
 def parse_rank(text: str) -> int:
     """A rank letter (or ``10``) to its number."""
     r = _RANK_ALIASES.get(text.strip().lower())
@@ -116,6 +119,9 @@ def parse_rank(text: str) -> int:
 
 def parse_card(text: object) -> Card:
     """Read one card; raise :class:`InvalidCard` for anything else."""
+    known = _SPELLINGS.get(text) if isinstance(text, str) else None
+    if known is not None:
+        return known
     if not isinstance(text, str):
         raise InvalidCard(text, "a card is a string like 'Qs'")
     low = text.strip().lower()
@@ -171,6 +177,11 @@ def parse_meld_card(text: object) -> MeldCard:
             raise InvalidCard(text, "a joker cannot stand for a joker")
         return MeldCard(JOKER, stood.rank, stood.suit)
     return MeldCard(parse_card(text))
+
+
+for _c in _BY_INDEX:
+    for _form in {str(_c), str(_c).lower(), str(_c).upper(), str(_c).replace("T", "10")}:
+        _SPELLINGS[_form] = _c
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:

@@ -200,7 +200,14 @@ def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> 
     n = len(tokens)
     if n > 13:
         return []
-    return [s for s in _starts(n, mode) if _fits(tokens, s, suit, mode, declared)]
+    # the first natural pins the start: one candidate, two when it is an ace (low or high)
+    i, first = next((i, t.card) for i, t in enumerate(tokens) if not t.is_joker)
+    if mode == "around":
+        candidates = {(first.rank - i - 1) % 13 + 1}
+    else:
+        candidates = {v - i for v in ((1, 14) if first.rank == ACE else (first.rank,))}
+    allowed = _starts(n, mode)
+    return sorted(s for s in candidates if s in allowed and _fits(tokens, s, suit, mode, declared))
 
 
 def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> Meld:
