@@ -11,12 +11,13 @@ from ..engine import melds as m
 from ..engine.cards import RANKS, Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
 from ..engine.rules import RuleSet, RuleSetError, resolve
 from ..engine.violations import Violation
+from .parsing import FastField
 from .problems import Problem, from_engine, language
 
 MAX_CARDS = 120  # more cards than any deck of the catalog: rejected by the schema
 
 
-class RuleSetField(fields.Field):
+class RuleSetField(FastField):
     """A catalog name or ``{"base": NAME, "overrides": {...}}``; resolved in the view."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from ..engine.scoring import FINISHES, ScoringError, score_hand
 from .common import StrictSchema, card_list, cards_at, rules_of, ruleset_field
 from .jsonio import dumps
+from .parsing import Blueprint
 from .problems import from_engine
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",

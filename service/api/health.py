@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from flask import current_app
-from flask_smorest import Blueprint
 
 from .jsonio import dumps
+from .parsing import Blueprint
 
 blp = Blueprint("health", __name__, description="Probes for orchestrators.")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from ..engine import melds as m
@@ -23,6 +22,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import dumps
+from .parsing import Blueprint
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
                 description="Free jokers from melds on the table.")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..engine import melds as m
@@ -24,6 +23,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import dumps
+from .parsing import Blueprint, FastField
 from .problems import Problem
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
@@ -67,7 +67,7 @@ def validate_meld(args: dict[str, Any]):
     })
 
 
-class MeldEntry(fields.Field):
+class MeldEntry(FastField):
     """A meld in an opening: a list of cards, or ``{"cards": [...], "kind": "set"|"run"}``."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
@@ -113,7 +113,7 @@ def opening(args: dict[str, Any]):
     })
 
 
-class BuildCard(fields.Field):
+class BuildCard(FastField):
     """A card, or ``{"card": "5h", "end": "low"|"high"}`` to say which end of a run."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:

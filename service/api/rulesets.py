@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from ..engine.rules import CATALOG, PARAMS, RuleSet
 from .jsonio import dumps
+from .parsing import Blueprint
 from .problems import Problem
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets",

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from flask import current_app
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from ..engine import violations as v
 from .jsonio import dumps
+from .parsing import Blueprint
 
 blp = Blueprint("violations", __name__, url_prefix="/v1/violations",
                 description="The published list of violation codes.")

@@ -1,0 +1,145 @@
+"""Request parsing on the hot path: orjson, and a fast path through the schemas.
+
+flask-smorest hands every JSON body to webargs, which loads it with a
+marshmallow schema. marshmallow is thorough and slow for the common case of a
+body that is already exactly right. :class:`FastLoader` walks a schema's fields
+once per request with plain type checks and the fields' own validators; when
+the body is exactly what the schema wants it returns the same dict
+``schema.load`` would, and otherwise it steps aside (returns ``None``) so that
+marshmallow produces the precise errors. Fields it does not know make it step
+aside for good. A property test checks that both paths agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flask_smorest
+import orjson
+from marshmallow import Schema, ValidationError, fields, missing
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
+
+_FAIL = object()
+
+
+class FastField(fields.Field):
+    """A custom field whose ``deserialize`` is cheap enough for the fast path."""
+
+
+class FastLoader:
+    """Load a body the way ``schema.load`` does, when the body is exactly right."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.usable = not schema._hooks and schema.unknown == "raise" and _supported(schema)
+        self.fields = [(name, f.data_key or name, f) for name, f in schema.load_fields.items()]
+        self.allowed = frozenset(key for _, key, _ in self.fields)
+        self.nested: dict[int, FastLoader] = {}
+
+    def load(self, data: Any) -> dict[str, Any] | None:
+        if not self.usable or type(data) is not dict or not self.allowed.issuperset(data):
+            return None
+        out: dict[str, Any] = {}
+        for name, key, field in self.fields:
+            if key in data:
+                value = self._value(field, data[key])
+                if value is _FAIL:
+                    return None
+                out[name] = value
+            elif field.required:
+                return None
+            elif field.load_default is not missing:
+                d = field.load_default
+                out[name] = d() if callable(d) else d
+        return out
+
+    def _value(self, field: fields.Field, v: Any) -> Any:
+        if v is None:
+            return None if field.allow_none else _FAIL
+        kind = type(field)
+        if kind is fields.String:
+            value = v if type(v) is str else _FAIL
+        elif kind is fields.Boolean:
+            value = v if type(v) is bool else _FAIL
+        elif kind is fields.Integer:
+            value = v if type(v) is int else _FAIL
+        elif kind is fields.List:
+            if type(v) is not list:
+                return _FAIL
+            inner = field.inner  # type: ignore[attr-defined]
+            value = [self._value(inner, x) for x in v]
+            if any(x is _FAIL for x in value):
+                return _FAIL
+        elif kind is fields.Nested:
+            loader = self.nested.get(id(field))
+            if loader is None:
+                loader = self.nested[id(field)] = FastLoader(field.schema)  # type: ignore[attr-defined]
+            if field.many:  # type: ignore[attr-defined]
+                if type(v) is not list:
+                    return _FAIL
+                value = [loader.load(x) for x in v]
+                if any(x is None for x in value):
+                    return _FAIL
+            else:
+                value = loader.load(v)
+                if value is None:
+                    return _FAIL
+        elif isinstance(field, FastField):
+            try:
+                value = field.deserialize(v)
+            except ValidationError:
+                return _FAIL
+        else:
+            return _FAIL
+        if value is _FAIL:
+            return _FAIL
+        for validator in field.validators:
+            try:
+                if validator(value) is False:
+                    return _FAIL
+            except ValidationError:
+                return _FAIL
+        return value
+
+
+def _supported(schema: Schema) -> bool:
+    known = (fields.String, fields.Boolean, fields.Integer, fields.List, fields.Nested)
+    for f in schema.load_fields.values():
+        if type(f) not in known and not isinstance(f, FastField):
+            return False
+        if type(f) is fields.List and type(f.inner) not in known and not isinstance(f.inner, FastField):
+            return False
+        if type(f) is fields.Nested and not _supported(f.schema):
+            return False
+    return True
+
+
+class FastParser(FlaskParser):
+    """webargs' Flask parser with orjson and the :class:`FastLoader` fast path."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._loaders: dict[int, tuple[Schema, FastLoader]] = {}
+
+    def _raw_load_json(self, req: Any) -> Any:
+        if not is_json_request(req):
+            return core.missing
+        return orjson.loads(req.get_data(cache=True))  # orjson's error is a json.JSONDecodeError
+
+    def _process_location_data(self, location_data: Any, schema: Schema, req: Any, location: str,
+                               unknown: Any, validators: Any) -> Any:
+        if location == "json" and not validators:
+            entry = self._loaders.get(id(schema))
+            if entry is None or entry[0] is not schema:
+                entry = self._loaders[id(schema)] = (schema, FastLoader(schema))
+            loaded = entry[1].load(location_data)
+            if loaded is not None:
+                return loaded
+        return super()._process_location_data(location_data, schema, req, location, unknown,
+                                              validators)
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """A flask-smorest blueprint whose request bodies go through :class:`FastParser`."""
+
+    ARGUMENTS_PARSER = FastParser()

@@ -1,0 +1,59 @@
+"""The fast body loader agrees with marshmallow wherever it answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from marshmallow import ValidationError
+
+from service.api.hands import ScoreSchema
+from service.api.jokers import ReleaseSchema
+from service.api.melds import BuildSchema, OpeningSchema, ValidateSchema
+from service.api.parsing import FastLoader
+
+from .test_stateless import VALID_BODIES
+
+SCHEMAS = {
+    "/v1/melds/validate": ValidateSchema(),
+    "/v1/melds/opening": OpeningSchema(),
+    "/v1/melds/build": BuildSchema(),
+    "/v1/jokers/release": ReleaseSchema(),
+    "/v1/hands/score": ScoreSchema(),
+}
+
+leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.sampled_from(
+    ["kaluki-51", "Ah", "JK", "set", "run", "low", "out", "special", "a", "", "10h"]))
+values = st.recursive(leaf, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
+    st.sampled_from(["card", "end", "cards", "kind", "id", "base", "overrides", "x"]), inner,
+    max_size=3), max_leaves=10)
+
+
+@pytest.mark.parametrize("path", list(SCHEMAS))
+def test_valid_bodies_take_the_fast_path(path: str) -> None:
+    schema = SCHEMAS[path]
+    fast = FastLoader(schema)
+    assert fast.usable
+    assert fast.load(VALID_BODIES[path]) == schema.load(VALID_BODIES[path])
+
+
+@pytest.mark.parametrize("path", list(SCHEMAS))
+@given(data=st.data())
+@settings(max_examples=150)
+def test_fast_path_agrees_with_marshmallow(path: str, data: st.DataObject) -> None:
+    schema = SCHEMAS[path]
+    body: Any = dict(VALID_BODIES[path])
+    for key in data.draw(st.lists(st.sampled_from([*body, "extra"]), max_size=3)):
+        if data.draw(st.booleans()):
+            body.pop(key, None)
+        else:
+            body[key] = data.draw(values)
+    fast = FastLoader(schema).load(body)
+    try:
+        slow = schema.load(body)
+    except ValidationError:
+        assert fast is None
+        return
+    assert fast is None or fast == slow
