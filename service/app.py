@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http
 import logging
 import os
 from collections.abc import Mapping
@@ -11,16 +12,36 @@ import swagger_ui_bundle
 from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import Api
+from flask_smorest.utils import prepare_response
 
 from .api import hands, health, jokers, melds, rulesets, violations
+from .api.common import ProblemSchema
 from .api.jsonio import OrjsonProvider
-from .api.problems import Problem, install
+from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
 
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
 BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp)
 
 _JSON_TYPES = ("application/json", "application/problem+json")
+
+
+class KalukiApi(Api):
+    """flask-smorest's Api, documenting errors as RFC 9457 problems."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "An RFC 9457 problem with a stable `code`",
+                    "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
 
 def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -49,7 +70,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"))
 
     _require_json(app)
-    api = Api(app)
+    api = KalukiApi(app)
     for blp in BLUEPRINTS:
         api.register_blueprint(blp)
     for extra in app.config.get("EXTRA_BLUEPRINTS", ()):

@@ -134,3 +134,18 @@ class MeldSchema(Schema):
     points = fields.Integer()
     jokers = fields.List(fields.Nested(JokerSchema))
     closed = fields.Boolean(metadata={"description": "no joker can ever be released from it"})
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details, as every error of this API is answered."""
+
+    type = fields.String(metadata={"example": "/problems/invalid-card"})
+    title = fields.String(metadata={"example": "Invalid card"})
+    status = fields.Integer(metadata={"example": 422})
+    detail = fields.String()
+    code = fields.String(metadata={"description": "stable kebab-case code", "example": "invalid-card"})
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
+                         metadata={"description": "field path → messages (schema failures)"})
+
+    class Meta:
+        unknown = "include"
