@@ -61,6 +61,20 @@ _NL_DETAILS: Mapping[str, str] = {
 }
 
 
+# Dutch details for rule-set and hand errors (the English detail is quoted for precision)
+_NL_ENGINE: Mapping[str, str] = {
+    "unknown-ruleset": "Onbekende spelregels ({detail}); zie /v1/rulesets.",
+    "unknown-parameter": "Onbekende regelparameter {field} ({detail}).",
+    "invalid-parameter": "Ongeldige waarde voor {field} ({detail}).",
+    "invalid-ruleset": "Ongeldige spelregels in {field} ({detail}).",
+    "player-count": "Het aantal spelers past niet bij deze spelregels ({detail}).",
+    "duplicate-player": "Een speler komt twee keer voor ({detail}).",
+    "unknown-winner": "De winnaar is geen speler van deze hand ({detail}).",
+    "winner-holds-cards": "De winnaar heeft nog kaarten ({detail}).",
+    "invalid-finish": "De afloop is \"out\" of \"special\".",
+}
+
+
 def language() -> str:
     """``nl`` when the client prefers Dutch, else ``en``."""
     try:
@@ -117,10 +131,9 @@ def from_engine(exc: ValueError, field: str) -> Problem:
         return Problem(422, "impossible-cards", str(exc), errors={field: [str(exc)]},
                        nl=_NL_DETAILS["impossible-cards"].format(
                            count=exc.count, card=exc.card, limit=exc.limit))
-    if isinstance(exc, RuleSetError):
-        return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]})
-    if isinstance(exc, ScoringError):
-        return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]})
+    if isinstance(exc, (RuleSetError, ScoringError)):
+        nl = _NL_ENGINE.get(exc.code, "").format(field=exc.field, detail=str(exc))
+        return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]}, nl=nl or None)
     if isinstance(exc, CardError):
         return Problem(422, exc.code, str(exc), errors={field: [str(exc)]})
     return Problem(422, "bad-request", str(exc), errors={field: [str(exc)]})

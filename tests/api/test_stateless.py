@@ -334,3 +334,15 @@ def test_metrics_are_exposed() -> None:
     text = client.get("/metrics").data.decode()
     assert "kaluki_http_request_duration_seconds" in text
     assert "/v1/melds/validate" in text
+
+
+@pytest.mark.parametrize("body,code", [
+    ({**VALID_BODIES["/v1/melds/validate"], "ruleset": {"base": "kaluki-51", "overrides": {"x": 1}}},
+     "unknown-parameter"),
+    ({**VALID_BODIES["/v1/melds/validate"], "ruleset": "gin"}, "unknown-ruleset"),
+])
+def test_rule_set_problems_in_dutch(client, body, code) -> None:
+    resp = post(client, "/v1/melds/validate", body, headers={"Accept-Language": "nl"})
+    problem = assert_problem(resp, 422, code)
+    assert problem["detail"].startswith("Onbekende")
+    assert resp.headers["Content-Language"] == "nl"
