@@ -12,13 +12,14 @@ from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import Api
 
-from .api import hands, health, jokers, melds, rulesets, violations
+from .api import hands, health, jokers, melds, referee, rulesets, violations
 from .api.jsonio import OrjsonProvider
 from .api.problems import Problem, install
 
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
-BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp)
+BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp,
+              referee.blp)
 
 _JSON_TYPES = ("application/json", "application/problem+json")
 
@@ -33,6 +34,7 @@ def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         "OPENAPI_SWAGGER_UI_PATH": "docs",
         "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", 256 * 1024)),
+        "EXTRA_BODY_TYPES": ("text/vnd.kaluki.hand",),  # hand records in notation
         "API_SPEC_OPTIONS": {
             "info": {"description": "Rules, rulings and scores for Kaluki (Kalooki) rummy. "
                                     "Every error is an RFC 9457 problem with a stable `code`."},
