@@ -88,6 +88,8 @@ class Bot:
         self.ruleset = ruleset if ruleset is not None else rules.name
         self.max_turns = max_turns
         self.winner: str | None = None
+        self.before_discard: list[Counter[Card]] = []  # per turn: the hand just before the discard
+        self.taken: list[Card | None] = []  # per turn: the card taken from the discard pile
 
     def record(self) -> dict[str, Any]:
         return {"ruleset": self.ruleset, "players": self.players,
@@ -177,20 +179,25 @@ class Bot:
                         break
         if not hand:
             self.winner = p
-            self.turns.append(t)
+            self._log(t, hand, taken)
             return True
         # discard
         choices = [c for c in hand if c != taken] or []
         if not choices:
             return False  # the bot never discards the card just taken
         card = rng.choice(choices)
+        self._log(t, hand, taken)
         hand.remove(card)
         self.pile.append(card)
         t["discard"] = str(card)
-        self.turns.append(t)
         if not hand:
             self.winner = p
         return True
+
+    def _log(self, t: dict[str, Any], hand: list[Card], taken: Card | None) -> None:
+        self.turns.append(t)
+        self.before_discard.append(Counter(hand))
+        self.taken.append(taken)
 
     def releases(self, p: str, plays: list[dict[str, Any]], keep: int) -> None:
         rules, hand = self.rules, self.hands[p]
