@@ -72,12 +72,21 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import melds as m
-from .cards import JOKER, Card, MeldCard, check_deck, full_deck, parse_card, parse_meld_card
+from .cards import (
+    JOKER,
+    Card,
+    MeldCard,
+    card_at,
+    check_deck,
+    full_deck,
+    parse_card,
+    parse_meld_card,
+)
 from .rules import RuleSet, resolve
 from .scoring import HandScore, score_hand
 from .violations import Code, Violation, register
@@ -472,6 +481,33 @@ class _Stop(Exception):
         self.violation = violation
 
 
+class _Cards:
+    """A multiset of cards as 53 counts by :attr:`Card.index` (fast: no hashing)."""
+
+    __slots__ = ("n", "size")
+
+    def __init__(self, cards: Iterable[Card] = ()) -> None:
+        self.n = [0] * 53
+        self.size = 0
+        for c in cards:
+            self.n[c.index] += 1
+            self.size += 1
+
+    def count(self, card: Card) -> int:
+        return self.n[card.index]
+
+    def add(self, card: Card, k: int = 1) -> None:
+        self.n[card.index] += k
+        self.size += k
+
+    def take(self, card: Card) -> None:
+        self.n[card.index] -= 1
+        self.size -= 1
+
+    def cards(self) -> list[Card]:
+        return sorted(card_at(i) for i, k in enumerate(self.n) for _ in range(k))
+
+
 class _Game:
     """Mutable hand state while replaying."""
 
@@ -480,32 +516,31 @@ class _Game:
                  table: Sequence[m.Meld] = (), opened: Sequence[str] = ()) -> None:
         self.rules = rules
         self.players = list(players)
-        self.hands: dict[str, Counter[Card]] = {p: Counter(h) for p, h in zip(players, hands, strict=True)}
+        self.hands: dict[str, _Cards] = {p: _Cards(h) for p, h in zip(players, hands, strict=True)}
         self.table: list[m.Meld] = list(table)
         self.pile: list[Card] = list(pile)
         self.opened: set[str] = set(opened)
         self.melded: set[str] = set(opened)
         self.stock_known = stock is not None
         self.stock_list: list[Card] = list(reversed(stock)) if stock is not None else []
-        self.stock_pool: Counter[Card] = Counter()
+        self.stock_pool = _Cards()
         if stock is None:
-            self.stock_pool = Counter(full_deck(rules.decks, rules.jokers))
-            self.stock_pool.subtract(c for h in hands for c in h)
-            self.stock_pool.subtract(pile)
-            self.stock_pool.subtract(c for meld in table for c in meld.physical())
-            self.stock_pool = +self.stock_pool
+            self.stock_pool = _Cards(full_deck(rules.decks, rules.jokers))
+            for c in [*(c for h in hands for c in h), *pile,
+                      *(c for meld in table for c in meld.physical())]:
+                self.stock_pool.take(c)
         self.winner: str | None = None
         self.finish: str | None = None
         self.turn_index = 0
 
     def stock_count(self) -> int:
-        return len(self.stock_list) if self.stock_known else sum(self.stock_pool.values())
+        return len(self.stock_list) if self.stock_known else self.stock_pool.size
 
     def state(self) -> HandState:
         nxt = None if self.winner else self.players[self.turn_index % len(self.players)]
         return HandState(
             table=tuple(self.table),
-            hands=tuple((p, tuple(sorted(self.hands[p].elements()))) for p in self.players),
+            hands=tuple((p, tuple(self.hands[p].cards())) for p in self.players),
             stock_count=self.stock_count(),
             discard_top=self.pile[-1] if self.pile else None,
             discard_count=len(self.pile),
@@ -550,7 +585,7 @@ class _TurnRun:
                 self.build(j, play)
             else:
                 self.release(j, play)
-            if not self.hand:
+            if not self.hand.size:
                 self.end_of_turn()
                 self.go_out()
         if t.discard is None:
@@ -561,13 +596,13 @@ class _TurnRun:
             raise self.fail("hand-already-over", winner=g.winner)
         self.end_of_turn()
         card = t.discard
-        if self.hand[card] <= 0:
+        if self.hand.count(card) <= 0:
             raise self.fail("card-not-in-hand", card=str(card), player=self.p)
         if self.taken is not None and card == self.taken:
             raise self.fail("discard-just-taken", card=str(card))
         self.take_out([card])
         g.pile.append(card)
-        if not self.hand:
+        if not self.hand.size:
             self.go_out()
 
     # -- draw ----------------------------------------------------------------------------
@@ -587,7 +622,7 @@ class _TurnRun:
                 raise self.fail("discard-draw-mismatch", top=str(top), card=str(d.card))
             g.pile.pop()
             self.taken = top
-            self.hand[top] += 1
+            self.hand.add(top)
             return
         if g.stock_count() == 0:
             self.restock()
@@ -604,12 +639,10 @@ class _TurnRun:
                 raise RecordError("missing-card", "without a known stock, a stock draw names its card",
                                   f"turns.{self.i}.draw.card")
             card = d.card
-            if g.stock_pool[card] <= 0:
+            if g.stock_pool.count(card) <= 0:
                 raise self.fail("card-not-in-stock", card=str(card))
-            g.stock_pool[card] -= 1
-            if not g.stock_pool[card]:
-                del g.stock_pool[card]
-        self.hand[card] += 1
+            g.stock_pool.take(card)
+        self.hand.add(card)
 
     def restock(self) -> None:
         g, t = self.g, self.t
@@ -622,26 +655,32 @@ class _TurnRun:
                                 reason="the new stock must be the discard pile under its top card")
             g.stock_known = True
             g.stock_list = list(reversed(t.restock))
-            g.stock_pool = Counter()
+            g.stock_pool = _Cards()
         elif g.stock_known:
             raise self.fail("restock-mismatch", reason="give the new stock order (restock)")
         else:
-            g.stock_pool = Counter(rest)
+            g.stock_pool = _Cards(rest)
         g.pile = [top]
 
     # -- plays ---------------------------------------------------------------------------
     def need(self, cards: Sequence[Card], j: int) -> None:
-        need = Counter(cards)
-        for c, n in need.items():
-            if self.hand[c] < n:
+        n = self.hand.n
+        if len(cards) == 1:
+            if n[cards[0].index] < 1:
+                raise self.fail("card-not-in-hand", j, card=str(cards[0]), player=self.p)
+            return
+        wanted: dict[int, int] = {}
+        for c in cards:
+            i = c.index
+            wanted[i] = wanted.get(i, 0) + 1
+            if n[i] < wanted[i]:
                 raise self.fail("card-not-in-hand", j, card=str(c), player=self.p)
 
     def take_out(self, cards: Sequence[Card]) -> None:
-        h = self.hand
+        n = self.hand.n
         for c in cards:
-            h[c] -= 1
-            if not h[c]:
-                del h[c]
+            n[c.index] -= 1
+        self.hand.size -= len(cards)
 
     def settle_opening(self, j: int | None) -> None:
         """The opening turn's melds are checked against the threshold."""
@@ -672,7 +711,7 @@ class _TurnRun:
 
     def last_card_check(self, cards: Sequence[Card], j: int) -> None:
         """Laying one's last card on the table ends the hand only when final_discard is optional."""
-        if self.rules.final_discard == "required" and len(cards) == sum(self.hand.values()):
+        if self.rules.final_discard == "required" and len(cards) == self.hand.size:
             raise self.fail("final-discard-required", j)
 
     def laid(self, cards: Sequence[Card], new: bool) -> None:
@@ -714,7 +753,7 @@ class _TurnRun:
             raise _Stop(Violation(v.code, v.params, {"turn": self.i, "play": j}))
         self.g.table[play.meld] = ruling.meld
         self.take_out(play.cards)
-        self.hand[JOKER] += ruling.released
+        self.hand.add(JOKER, ruling.released)
         self.laid(play.cards, new=False)
         if self.rules.released_joker != "hand":
             self.jokers_pending += ruling.released
@@ -763,7 +802,7 @@ def adjudicate(record: HandRecord) -> Adjudication:
     if g.winner is not None:
         assert g.finish is not None
         score = score_hand(rules, g.winner, g.finish,
-                           [(p, list(g.hands[p].elements())) for p in record.players])
+                           [(p, g.hands[p].cards()) for p in record.players])
         result = HandResult(g.winner, g.finish, score)
     return Adjudication(True, None, result, g.state())
 
@@ -785,7 +824,7 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
     except _Stop as stop:
         violation = stop.violation
     return TurnCheck(violation is None, violation, tuple(g.table),
-                     tuple(sorted(g.hands[player].elements())), player in g.opened,
+                     tuple(g.hands[player].cards()), player in g.opened,
                      g.finish if violation is None else None)
 
 
