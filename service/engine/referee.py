@@ -138,8 +138,9 @@ register(
          "{card} is net van de aflegstapel gepakt en mag deze beurt niet worden afgelegd."),
     Code("released-joker-unused", "a released joker is laid again the same turn "
          "(released_joker any_meld / new_meld)",
-         "{count} released joker(s) must be laid {where} this turn.",
-         "{count} vrijgespeelde joker(s) moeten deze beurt {where_nl} worden gelegd."),
+         "{count} released joker(s) must be laid again this turn (released_joker: {must_use}).",
+         "{count} vrijgespeelde joker(s) moeten deze beurt weer worden gelegd "
+         "(released_joker: {must_use})."),
     Code("discard-missing", "a turn ends with a discard unless the player has no cards left",
          "The turn must end with a discard.", "De beurt moet eindigen met afleggen."),
     Code("final-discard-required", "final_discard required: the last card goes to the "
@@ -148,7 +149,6 @@ register(
          "De laatste kaart moet worden afgelegd, niet op tafel gelegd."),
 )
 
-_WHERE_NL = {"in any meld": "in een combinatie", "in a new meld": "in een nieuwe combinatie"}
 
 
 class RecordError(ValueError):
@@ -768,9 +768,8 @@ class _TurnRun:
             if mode == "new_meld_same_turn" and not self.pickup_in_new:
                 raise self.fail("pickup-not-in-new-meld", card=str(self.taken))
         if self.jokers_pending:
-            where = "in a new meld" if self.rules.released_joker == "new_meld" else "in any meld"
-            raise self.fail("released-joker-unused", count=self.jokers_pending, where=where,
-                            where_nl=_WHERE_NL[where])
+            raise self.fail("released-joker-unused", count=self.jokers_pending,
+                            must_use=self.rules.released_joker)
 
     def go_out(self) -> None:
         g = self.g

@@ -102,3 +102,14 @@ def test_bad_notation_names_the_line(text: str, where: str) -> None:
     with pytest.raises(RecordError) as err:
         parse_text(text)
     assert err.value.code == "invalid-notation" and err.value.field == where
+
+
+def test_documented_example() -> None:
+    from pathlib import Path
+
+    from service.engine.referee import adjudicate
+    doc = (Path(__file__).parent.parent.parent / "docs" / "notation.md").read_text()
+    text = doc.split("```\n", 2)[1]
+    ruling = adjudicate(parse_text(text))
+    v = ruling.violation
+    assert (v.code, v.where["turn"], v.where["play"]) == ("card-not-in-hand", 2, 0)
