@@ -112,7 +112,15 @@ class Bot:
         rules, rng, hand = self.rules, self.rng, self.hands[p]
         t: dict[str, Any] = {"player": p}
         taken = None
+        keep = 1 if rules.final_discard == "required" else 0
+        forced: list[Card] | None = None
         if rules.discard_pickup == "free" and self.pile and rng.random() < 0.25:
+            taken = self.pile.pop()
+            t["draw"] = {"from": "discard", "card": str(taken)}
+            hand.append(taken)
+        elif (rules.discard_pickup != "free" and self.pile and p in self.opened
+              and rng.random() < 0.5 and (forced := self.pickup_meld(hand, keep)) is not None):
+            # the card taken must go on the table this turn: the bot lays it in a new meld
             taken = self.pile.pop()
             t["draw"] = {"from": "discard", "card": str(taken)}
             hand.append(taken)
@@ -131,7 +139,11 @@ class Bot:
             hand.append(card)
         plays: list[dict[str, Any]] = []
         t["plays"] = plays
-        keep = 1 if rules.final_discard == "required" else 0
+        if forced is not None:
+            for c in forced:
+                hand.remove(c)
+            self.table.append(m.validate(forced, rules).meld)  # type: ignore[arg-type]
+            plays.append({"meld": [str(c) for c in forced]})
         was_opened = p in self.opened
         # melds
         found = _find_melds(hand, rules, rng)
@@ -163,7 +175,7 @@ class Bot:
                 self.opened.add(p)
         opened = p in self.opened
         # releases (runs only, where the bot can place the joker again at once)
-        if (opened or not rules.release_requires_opening) and rules.released_joker != "new_meld":
+        if opened or not rules.release_requires_opening:
             self.releases(p, plays, keep)
         # builds
         if opened or not rules.build_requires_opening:
@@ -211,8 +223,16 @@ class Bot:
                 ruling = m.release(meld, [c], rules, p in self.opened)
                 if not ruling.legal:
                     continue
+                new_meld = None
                 if rules.released_joker == "hand":
                     target = None
+                elif rules.released_joker == "new_meld":
+                    target = None
+                    rest = list(hand)
+                    rest.remove(c)
+                    new_meld = self.joker_meld(rest, keep)
+                    if new_meld is None:
+                        continue
                 else:
                     target = self.joker_target(ruling.meld, idx)
                     if target is None:
@@ -224,9 +244,36 @@ class Bot:
                     tidx, grown = target
                     self.table[tidx] = grown
                     plays.append({"build": {"meld": tidx, "cards": ["JK"]}})
+                elif new_meld is not None:
+                    for x in new_meld:
+                        if not x.is_joker:
+                            hand.remove(x)
+                    self.table.append(m.validate(new_meld, rules).meld)  # type: ignore[arg-type]
+                    plays.append({"meld": [str(x) for x in new_meld]})
                 else:
                     hand.append(JOKER)
                 return
+
+    def pickup_meld(self, hand: list[Card], keep: int) -> list[Card] | None:
+        """A meld with the discard pile's top card, leaving at least ``keep`` other cards."""
+        top = self.pile[-1]
+        for f in _find_melds([*hand, top], self.rules, self.rng):
+            if top in f and len(hand) + 1 - len(f) >= keep and (
+                    keep == 0 or any(c != top for c in hand if c not in f)):
+                return f
+        return None
+
+    def joker_meld(self, hand: list[Card], keep: int) -> list[Card] | None:
+        """A new meld of two natural cards and the freed joker (leaving ``keep`` cards)."""
+        if len(hand) - 2 < keep:
+            return None
+        naturals = sorted({c for c in hand if not c.is_joker})
+        for i, a in enumerate(naturals):
+            for b in naturals[i + 1:]:
+                for trial in ([a, b, JOKER], [JOKER, a, b], [a, JOKER, b]):
+                    if m.validate(trial, self.rules).valid:
+                        return trial
+        return None
 
     def joker_target(self, released_from: m.Meld, idx: int) -> tuple[int, m.Meld] | None:
         for t, meld in enumerate(self.table):
