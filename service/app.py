@@ -34,7 +34,8 @@ def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         "OPENAPI_SWAGGER_UI_PATH": "docs",
         "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", 256 * 1024)),
-        "EXTRA_BODY_TYPES": ("text/vnd.kaluki.hand",),  # hand records in notation
+        # hand records in text notation (docs/notation.md), on the adjudicate endpoint only
+        "EXTRA_BODY_TYPES": {"text/vnd.kaluki.hand": ("/v1/hands/adjudicate",)},
         "API_SPEC_OPTIONS": {
             "info": {"description": "Rules, rulings and scores for Kaluki (Kalooki) rummy. "
                                     "Every error is an RFC 9457 problem with a stable `code`."},
@@ -77,9 +78,14 @@ def _require_json(app: Flask) -> None:
     def _check_media_type() -> None:
         if request.method in ("POST", "PUT", "PATCH") and request.content_length != 0:
             mimetype = request.mimetype
-            if mimetype in _JSON_TYPES or mimetype.endswith("+json") or (
-                    mimetype in app.config.get("EXTRA_BODY_TYPES", ())):
+            if mimetype in _JSON_TYPES or mimetype.endswith("+json"):
                 return
+            extra = app.config.get("EXTRA_BODY_TYPES", ())
+            if mimetype in extra:
+                # a mapping names the paths that take the type; a plain list allows it anywhere
+                paths = extra.get(mimetype) if isinstance(extra, Mapping) else None
+                if paths is None or request.path.rstrip("/") in paths:
+                    return
             if not mimetype and not request.content_length and not request.data:
                 return
             raise Problem(415, "unsupported-media-type",

@@ -133,3 +133,8 @@ def test_new_codes_are_published(client) -> None:
 def test_openapi_file_matches() -> None:
     from service.api.openapi_dump import spec_text
     assert (Path(__file__).parent.parent.parent / "openapi" / "openapi.json").read_text() == spec_text()
+
+
+def test_notation_only_where_it_is_read(client) -> None:
+    r = client.post("/v1/melds/validate", data="ruleset x", content_type=MEDIA_TYPE)
+    assert r.status_code == 415 and r.get_json()["code"] == "unsupported-media-type"
