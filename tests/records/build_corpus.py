@@ -259,6 +259,63 @@ case("hunt-turn-in-progress", "S1", "the last turn may stop before its discard",
      HUNT_OUT.replace("  discard 5h\n", "").replace("  meld 5s 6s 7s\n", ""),
      {"legal": True, "result": None})
 
+
+
+def value(cards: str, joker: int) -> int:
+    """Penalty value of cards, by the book: ace 11, T J Q K 10, pips face value."""
+    v = {"A": 11, "T": 10, "J": 10, "Q": 10, "K": 10}
+    return sum(joker if c == "JK" else v.get(c[0]) or int(c[0]) for c in cards.split())
+
+
+CY = "Ah As 3h 3s 5d 6d Th Js Qs Kc 8d 9d 4h"
+DEE = "2h 2s 4s 5h 7d 7h 9s 9h Tc Jd Qc Kd Ad"
+EVE = "3d 4d 6h 6s 8s Ts Jc Qh Kh Ac 2d 5h 7h"
+UK_FIVE = f"""ruleset kaluki-uk
+players ann bob cy dee eve        # the UK rules seat five
+deal ann Kh Ks Kd 9c Tc Jc 2d 3d 4d 5s 6s 7s 8h
+deal bob {L}
+deal cy {CY}
+deal dee {DEE}
+deal eve {EVE}
+turn 0 ann
+  draw stock Qc
+  meld Kh Ks Kd
+  meld 9c Tc Jc Qc
+  meld 2d 3d 4d
+  meld 5s 6s 7s
+  discard 8h
+"""
+case("uk-five-players-special", "pagat", "five seats; a Kalookie doubles every loser's penalty",
+     UK_FIVE, win("ann", "special", scores(
+         ("ann", 0, 0, 0), ("bob", 96, 0, 192), ("cy", value(CY, 15), 0, 2 * value(CY, 15)),
+         ("dee", value(DEE, 15), 0, 2 * value(DEE, 15)),
+         ("eve", value(EVE, 15), 0, 2 * value(EVE, 15)))))
+THREE = f"""ruleset kaluki-hunt
+players ann bob cy
+deal ann Kh Ks Kd 9c Tc Jc 2d 3d 4d 5s 6s 7s 8h
+deal bob {L}
+deal cy {CY}
+turn 0 ann
+  draw stock Qc
+  meld Kh Ks Kd
+  meld 9c Tc Jc Qc
+  discard 8h
+turn 1 bob
+  draw discard 8h
+  discard 2c
+turn 2 cy
+  draw stock 7c
+  meld Ah As JK=Ac  # no joker in cy's hand
+  discard 7c
+"""
+case("hunt-three-players-wrap", "S1", "three seats; turn order wraps to the first player",
+     sub(THREE, "  meld Ah As JK=Ac  # no joker in cy's hand\n", "") +
+     "turn 3 ann\n  draw stock 5h\n  meld 2d 3d 4d\n  meld 5s 6s 7s\n  discard 5h\n",
+     win("ann", "out", scores(("ann", 0, 20, 0), ("bob", 96 - 2 + 8, 0, 102),
+                             ("cy", value(CY, 25), 0, value(CY, 25)))))
+case("joker-not-in-hand", "S1", "a joker played must be in hand", THREE,
+     bad("card-not-in-hand", 2, 0))
+
 # -- illegal: turn structure -------------------------------------------------------------
 case("out-of-turn", "S1", "players act in the order listed",
      sub(HUNT_OUT, "turn 1 bob", "turn 1 ann"), bad("out-of-turn", 1, None))
