@@ -14,14 +14,15 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from .api import hands, health, jokers, melds, rulesets, violations
+from .api import hands, health, jokers, melds, referee, rulesets, violations
 from .api.common import ProblemSchema
 from .api.jsonio import OrjsonProvider
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
 
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
-BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp)
+BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp,
+              referee.blp)
 
 _JSON_TYPES = ("application/json", "application/problem+json")
 
@@ -54,6 +55,8 @@ def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         "OPENAPI_SWAGGER_UI_PATH": "docs",
         "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", 256 * 1024)),
+        # hand records in text notation (docs/notation.md), on the adjudicate endpoint only
+        "EXTRA_BODY_TYPES": {"text/vnd.kaluki.hand": ("/v1/hands/adjudicate",)},
         "API_SPEC_OPTIONS": {
             "info": {"description": "Rules, rulings and scores for Kaluki (Kalooki) rummy. "
                                     "Every error is an RFC 9457 problem with a stable `code`."},
@@ -96,9 +99,14 @@ def _require_json(app: Flask) -> None:
     def _check_media_type() -> None:
         if request.method in ("POST", "PUT", "PATCH") and request.content_length != 0:
             mimetype = request.mimetype
-            if mimetype in _JSON_TYPES or mimetype.endswith("+json") or (
-                    mimetype in app.config.get("EXTRA_BODY_TYPES", ())):
+            if mimetype in _JSON_TYPES or mimetype.endswith("+json"):
                 return
+            extra = app.config.get("EXTRA_BODY_TYPES", ())
+            if mimetype in extra:
+                # a mapping names the paths that take the type; a plain list allows it anywhere
+                paths = extra.get(mimetype) if isinstance(extra, Mapping) else None
+                if paths is None or request.path.rstrip("/") in paths:
+                    return
             if not mimetype and not request.content_length and not request.data:
                 return
             raise Problem(415, "unsupported-media-type",

@@ -1,0 +1,239 @@
+"""POST /v1/hands/adjudicate and POST /v1/turns/check (SPEC §5): the hand referee.
+
+Thin: reading bodies and rendering rulings. Every rule lives in
+:mod:`service.engine.referee`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+from flask import current_app, request
+from marshmallow import Schema, fields
+
+from ..engine import referee as ref
+from ..engine.cards import Card, CardError
+from ..engine.notation import MEDIA_TYPE, text_to_data
+from ..engine.rules import RuleSet, RuleSetError
+from .common import (
+    MeldSchema,
+    StrictSchema,
+    ViolationSchema,
+    card_list,
+    cards_at,
+    render_meld,
+    render_violations,
+    rules_of,
+    ruleset_field,
+    table_meld_at,
+)
+from .jsonio import dumps
+from .parsing import Blueprint
+from .problems import Problem, from_engine
+
+blp = Blueprint("referee", __name__, url_prefix="/v1",
+                description="The hand referee: adjudicate a recorded hand, check one turn.")
+
+T = TypeVar("T")
+
+# -- documentation schemas ----------------------------------------------------------------
+
+_CARDS = {"type": "array", "items": {"type": "string"}}
+_PLAY = {"oneOf": [
+    {"type": "object", "required": ["meld"], "properties": {"meld": {"oneOf": [
+        _CARDS, {"type": "object", "properties": {
+            "cards": _CARDS, "kind": {"type": "string", "enum": ["set", "run"]}}}]}}},
+    {"type": "object", "required": ["build"], "properties": {"build": {
+        "type": "object", "properties": {"meld": {"type": "integer"}, "cards": {
+            "type": "array", "items": {"oneOf": [{"type": "string"}, {
+                "type": "object", "properties": {"card": {"type": "string"},
+                                                 "end": {"type": "string",
+                                                         "enum": ["low", "high"]}}}]}}}}}},
+    {"type": "object", "required": ["release"], "properties": {"release": {
+        "type": "object", "properties": {"meld": {"type": "integer"}, "cards": _CARDS}}}},
+]}
+_TURN = {"type": "object", "properties": {
+    "player": {"type": "string"},
+    "draw": {"type": "object", "properties": {
+        "from": {"type": "string", "enum": ["stock", "discard"]}, "card": {"type": "string"}}},
+    "plays": {"type": "array", "items": _PLAY},
+    "discard": {"type": "string"},
+    "restock": {**_CARDS, "description": "the new stock, top first, on the turn that draws "
+                                         "from an empty stock"}}}
+HAND_RECORD_DOC = {
+    "type": "object", "required": ["ruleset", "players", "deal"],
+    "properties": {
+        "ruleset": {"oneOf": [{"type": "string"}, {"type": "object"}]},
+        "players": {"type": "array", "items": {"type": "string"}},
+        "deal": {"type": "object", "additionalProperties": _CARDS},
+        "stock": {**_CARDS, "description": "optional: the undealt cards, top first"},
+        "discard": {**_CARDS, "description": "optional: the starting discard pile, top last"},
+        "turns": {"type": "array", "items": _TURN}},
+    "example": {
+        "ruleset": "kaluki-hunt", "players": ["ann", "bob"],
+        "deal": {"ann": ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s", "8h"],
+                 "bob": ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9d", "Td", "Jd", "Qd", "Ad",
+                         "Ac"]},
+        "turns": [{"player": "ann", "draw": {"from": "stock", "card": "Qc"},
+                   "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc", "Qc"]},
+                             {"meld": ["2d", "3d", "4d"]}, {"meld": ["5s", "6s", "7s"]}],
+                   "discard": "8h"}]},
+}
+
+
+class ScoreLine(Schema):
+    id = fields.String()
+    hand_value = fields.Integer()
+    points = fields.Integer()
+    penalty = fields.Integer()
+
+
+class ResultSchema(Schema):
+    winner = fields.String()
+    finish = fields.String(metadata={"enum": ["out", "special"]})
+    special = fields.Boolean()
+    scores = fields.List(fields.Nested(ScoreLine))
+
+
+class HandCards(Schema):
+    id = fields.String()
+    cards = fields.List(fields.String())
+
+
+class StateSchema(Schema):
+    table = fields.List(fields.Nested(MeldSchema))
+    hands = fields.List(fields.Nested(HandCards))
+    stock_count = fields.Integer()
+    discard_top = fields.String(allow_none=True)
+    discard_count = fields.Integer()
+    opened = fields.List(fields.String())
+    turn = fields.Integer(metadata={"description": "the turn the state stands before"})
+    next_player = fields.String(allow_none=True)
+
+
+class AdjudicationSchema(Schema):
+    legal = fields.Boolean()
+    violations = fields.List(fields.Nested(ViolationSchema),
+                             metadata={"description": "the first violation, with turn and play"})
+    result = fields.Nested(ResultSchema, allow_none=True)
+    state = fields.Nested(StateSchema)
+
+
+class TurnCheckSchema(StrictSchema):
+    ruleset = ruleset_field()
+    table = fields.List(card_list(), load_default=list,
+                        metadata={"description": "the melds on the table, numbered from 0"})
+    hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
+    opened = fields.Boolean(load_default=False)
+    discard_top = fields.String(load_default=None, allow_none=True)
+    turn = fields.Dict(required=True, metadata={**_TURN, "example": {
+        "draw": {"from": "stock", "card": "Qs"}, "plays": [{"meld": ["Ks", "Kh", "Kd"]}],
+        "discard": "3d"}})
+
+
+class TurnCheckResponse(Schema):
+    legal = fields.Boolean()
+    violations = fields.List(fields.Nested(ViolationSchema))
+    table = fields.List(fields.Nested(MeldSchema))
+    hand = fields.List(fields.String())
+    opened = fields.Boolean()
+    finished = fields.Boolean()
+    finish = fields.String(allow_none=True, metadata={"enum": ["out", "special", None]})
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+def _json(body: dict[str, Any]):
+    return current_app.response_class(dumps(body), mimetype="application/json")
+
+
+def _engine(fn: Callable[[], T]) -> T:
+    """Run an engine reader; its errors become 422 problems naming the field."""
+    try:
+        return fn()
+    except ref.RecordError as exc:
+        raise Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]}) from None
+    except (CardError, RuleSetError) as exc:
+        raise from_engine(exc, getattr(exc, "field", "record")) from None
+
+
+def _read_record_body() -> dict[str, Any]:
+    raw = request.get_data(cache=True)
+    if request.mimetype == MEDIA_TYPE:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Problem(422, "invalid-notation", "the hand record is not UTF-8 text",
+                          errors={"body": ["not UTF-8"]}) from None
+        return _engine(lambda: text_to_data(text))
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Problem(400, "malformed-json", "The request body is not valid JSON.",
+                      nl="De inhoud is geen geldige JSON.") from None
+    if not isinstance(data, dict):
+        raise Problem(422, "validation-error", "a hand record is a JSON object",
+                      errors={"body": ["a hand record is a JSON object"]})
+    return data
+
+
+def _card(c: Card | None) -> str | None:
+    return None if c is None else str(c)
+
+
+def render_state(state: ref.HandState, rules: RuleSet) -> dict[str, Any]:
+    return {"table": [render_meld(x, rules) for x in state.table],
+            "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
+            "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
+            "discard_count": state.discard_count, "opened": list(state.opened),
+            "turn": state.turn, "next_player": state.next_player}
+
+
+def render_adjudication(a: ref.Adjudication, rules: RuleSet) -> dict[str, Any]:
+    """The /hands/adjudicate body (also for ledgers that adjudicate records)."""
+    result = None
+    if a.result is not None:
+        result = {"winner": a.result.winner, "finish": a.result.finish,
+                  "special": a.result.score.special,
+                  "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
+                              "penalty": s.penalty} for s in a.result.score.scores]}
+    return {"legal": a.legal,
+            "violations": render_violations([a.violation] if a.violation else []),
+            "result": result, "state": render_state(a.state, rules)}
+
+
+# -- endpoints -------------------------------------------------------------------------
+
+@blp.route("/hands/adjudicate", methods=["POST"])
+@blp.doc(requestBody={"required": True, "content": {
+    "application/json": {"schema": HAND_RECORD_DOC},
+    MEDIA_TYPE: {"schema": {"type": "string", "description": "the hand in text notation "
+                                                             "(docs/notation.md)"}}}})
+@blp.response(200, AdjudicationSchema)
+def adjudicate():
+    """Replay a recorded hand: the first violation with the state just before it, or the
+    winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand)."""
+    data = _read_record_body()
+    record = _engine(lambda: ref.parse_record(data))
+    return _json(render_adjudication(ref.adjudicate(record), record.rules))
+
+
+@blp.route("/turns/check", methods=["POST"])
+@blp.arguments(TurnCheckSchema())
+@blp.response(200, TurnCheckResponse)
+def check_turn(args: dict[str, Any]):
+    """Rule on one turn, statelessly: table, the player's hand before the draw, whether
+    they have opened and the discard pile's top card."""
+    rules = rules_of(args["ruleset"])
+    table = [table_meld_at(cards, rules, f"table.{i}") for i, cards in enumerate(args["table"])]
+    hand = cards_at(args["hand"], "hand")
+    top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
+    turn = _engine(lambda: ref.parse_turn(args["turn"], "turn"))
+    checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn))
+    return _json({"legal": checked.legal,
+                  "violations": render_violations([checked.violation] if checked.violation else []),
+                  "table": [render_meld(x, rules) for x in checked.table],
+                  "hand": [str(c) for c in checked.hand], "opened": checked.opened,
+                  "finished": checked.finished, "finish": checked.finish})

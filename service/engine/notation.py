@@ -1,0 +1,183 @@
+"""A readable text notation for hand records (like PGN for chess), media type
+``text/vnd.kaluki.hand``. See ``docs/notation.md``.
+
+A header names the rule set, the players, each player's deal and, optionally,
+the stock (top first) and the starting discard pile (``pile``, top last). Then
+each turn opens with ``turn N PLAYER`` and has one line per action. ``#``
+starts a comment; blank lines and indentation are ignored.
+
+>>> text = '''
+... ruleset kaluki-hunt
+... players ann bob          # in turn order
+... deal ann Kh Ks Kd 9c Tc Jc 2d 3d 4d 5s 6s 7s 8h
+... deal bob 2c 3c 4c 5c 6c 7c 8c 9d Td Jd Qd Ad Ac
+... turn 0 ann
+...   draw stock Qc
+...   meld Kh Ks Kd
+...   meld run 9c Tc Jc Qc
+...   discard 8h
+... '''
+>>> data = text_to_data(text)
+>>> data["turns"][0]["plays"][1]
+{'meld': {'cards': ['9c', 'Tc', 'Jc', 'Qc'], 'kind': 'run'}}
+>>> record_to_text(parse_text(text)).splitlines()[0]
+'ruleset kaluki-hunt'
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .referee import HandRecord, RecordError, parse_record, record_to_data
+
+MEDIA_TYPE = "text/vnd.kaluki.hand"
+
+
+def _err(line_no: int, message: str) -> RecordError:
+    return RecordError("invalid-notation", f"line {line_no}: {message}", f"line {line_no}")
+
+
+def text_to_data(text: str) -> dict[str, Any]:
+    """Read the notation into the JSON form of a hand record (not yet validated)."""
+    data: dict[str, Any] = {}
+    deal: dict[str, list[str]] = {}
+    turns: list[dict[str, Any]] = []
+    turn: dict[str, Any] | None = None
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        word, _, rest = line.partition(" ")
+        rest = rest.strip()
+        args = rest.split()
+        word = word.lower()
+        if turn is None and word != "turn":
+            _header(n, word, rest, args, data, deal)
+            continue
+        if word == "turn":
+            if len(args) == 2:
+                number, player = args
+                if not number.isdigit() or int(number) != len(turns):
+                    raise _err(n, f"turn number {number!r} should be {len(turns)}")
+            elif len(args) == 1:
+                player = args[0]
+            else:
+                raise _err(n, "write 'turn N PLAYER'")
+            turn = {"player": player, "plays": []}
+            turns.append(turn)
+        elif word == "draw":
+            if not args or args[0] not in ("stock", "discard") or len(args) > 2:
+                raise _err(n, "write 'draw stock [CARD]' or 'draw discard [CARD]'")
+            if "draw" in turn:
+                raise _err(n, "a turn has one draw")
+            turn["draw"] = {"from": args[0]} | ({"card": args[1]} if len(args) == 2 else {})
+        elif word == "meld":
+            if args and args[0] in ("set", "run"):
+                if len(args) < 2:
+                    raise _err(n, "a meld needs cards")
+                turn["plays"].append({"meld": {"cards": args[1:], "kind": args[0]}})
+            else:
+                if not args:
+                    raise _err(n, "a meld needs cards")
+                turn["plays"].append({"meld": args})
+        elif word in ("build", "release"):
+            if len(args) < 2 or not args[0].isdigit():
+                raise _err(n, f"write '{word} MELD-NUMBER CARD...'")
+            cards: list[Any] = []
+            for a in args[1:]:
+                end, sep, card = a.partition(":")
+                if sep and word == "build" and end in ("low", "high"):
+                    cards.append({"card": card, "end": end})
+                else:
+                    cards.append(a)
+            turn["plays"].append({word: {"meld": int(args[0]), "cards": cards}})
+        elif word == "discard":
+            if len(args) != 1 or "discard" in turn:
+                raise _err(n, "write 'discard CARD', once per turn")
+            turn["discard"] = args[0]
+        elif word == "restock":
+            if "restock" in turn:
+                raise _err(n, "a turn has one restock")
+            turn["restock"] = args
+        else:
+            raise _err(n, f"unknown action {word!r} (draw, meld, build, release, discard, restock)")
+    if deal:
+        data["deal"] = deal
+    data["turns"] = turns
+    return data
+
+
+def _header(n: int, word: str, rest: str, args: list[str], data: dict[str, Any],
+            deal: dict[str, list[str]]) -> None:
+    if word in data or (word == "pile" and "discard" in data):
+        raise _err(n, f"{word!r} given twice")
+    if word == "ruleset":
+        if rest.startswith("{"):
+            try:
+                data["ruleset"] = json.loads(rest)
+            except ValueError:
+                raise _err(n, "the rule set is a name or a JSON object") from None
+        elif len(args) == 1:
+            data["ruleset"] = args[0]
+        else:
+            raise _err(n, "write 'ruleset NAME' or 'ruleset {\"base\": ..., \"overrides\": ...}'")
+    elif word == "players":
+        data["players"] = args
+    elif word == "deal":
+        if not args:
+            raise _err(n, "write 'deal PLAYER CARD...'")
+        if args[0] in deal:
+            raise _err(n, f"{args[0]!r} is dealt twice")
+        deal[args[0]] = args[1:]
+    elif word == "stock":
+        data["stock"] = args
+    elif word == "pile":
+        data["discard"] = args
+    else:
+        raise _err(n, f"unknown header {word!r} (ruleset, players, deal, stock, pile, turn)")
+
+
+def parse_text(text: str) -> HandRecord:
+    """Read the notation into a validated :class:`HandRecord`."""
+    return parse_record(text_to_data(text))
+
+
+def data_to_text(data: dict[str, Any]) -> str:
+    """Write the canonical JSON form of a record (:func:`record_to_data`) as notation."""
+    rs = data["ruleset"]
+    lines = ["ruleset " + (rs if isinstance(rs, str) else json.dumps(rs, sort_keys=True,
+                                                                      separators=(",", ":")))]
+    lines.append("players " + " ".join(data["players"]))
+    for p, cards in data["deal"].items():
+        lines.append(f"deal {p} " + " ".join(cards))
+    if "stock" in data:
+        lines.append(("stock " + " ".join(data["stock"])).rstrip())
+    if data.get("discard"):
+        lines.append("pile " + " ".join(data["discard"]))
+    for i, t in enumerate(data["turns"]):
+        lines.append(f"turn {i} {t['player']}")
+        if "restock" in t:
+            lines.append(("  restock " + " ".join(t["restock"])).rstrip())
+        if "draw" in t:
+            d = t["draw"]
+            lines.append(f"  draw {d['from']}" + (f" {d['card']}" if "card" in d else ""))
+        for p in t.get("plays", []):
+            (verb, body), = p.items()
+            if verb == "meld":
+                if isinstance(body, dict):
+                    lines.append(f"  meld {body['kind']} " + " ".join(body["cards"]))
+                else:
+                    lines.append("  meld " + " ".join(body))
+            else:
+                cards = [f"{c['end']}:{c['card']}" if isinstance(c, dict) else c
+                         for c in body["cards"]]
+                lines.append(f"  {verb} {body['meld']} " + " ".join(cards))
+        if "discard" in t:
+            lines.append(f"  discard {t['discard']}")
+    return "\n".join(lines) + "\n"
+
+
+def record_to_text(record: HandRecord) -> str:
+    """A record in notation; :func:`parse_text` reads it back unchanged."""
+    return data_to_text(record_to_data(record))

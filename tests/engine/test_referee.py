@@ -1,0 +1,106 @@
+"""The referee's public API: parse_record errors, adjudicate state, check_turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine import melds as m
+from service.engine.cards import CardError, parse_cards
+from service.engine.referee import (
+    RecordError,
+    Turn,
+    adjudicate,
+    check_turn,
+    parse_record,
+    parse_turn,
+)
+from service.engine.rules import CATALOG, RuleSetError
+
+ANN = ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s", "8h"]
+BOB = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9d", "Td", "Jd", "Qd", "Ad", "Ac"]
+
+
+def record(**over):
+    base = {"ruleset": "kaluki-hunt", "players": ["ann", "bob"], "deal": {"ann": ANN, "bob": BOB},
+            "turns": []}
+    return {**base, **over}
+
+
+@pytest.mark.parametrize("over, code, field", [
+    ({"players": ["ann"]}, "player-count", "players"),
+    ({"players": ["ann", "ann"]}, "duplicate-player", "players"),
+    ({"players": ["ann", "bob", "cy"]}, "deal-size", "deal.cy"),
+    ({"deal": {"ann": ANN, "bob": BOB[:12]}}, "deal-size", "deal.bob"),
+    ({"deal": {"ann": ANN, "bob": BOB, "eve": BOB}}, "invalid-record", "deal"),
+    ({"turns": [{"player": "eve", "draw": {"from": "stock", "card": "Qc"}}]}, "unknown-player",
+     "turns.0.player"),
+    ({"turns": [{"player": "ann", "draw": {"from": "stock"}}]}, "missing-card", "turns.0.draw.card"),
+    ({"turns": [{"player": "ann", "draw": {"from": "sky"}}]}, "invalid-record", "turns.0.draw.from"),
+    ({"turns": [{"player": "ann", "plays": [{"jump": 1}]}]}, "invalid-record", "turns.0.plays.0"),
+    ({"turns": [{"player": "ann", "plays": [{"build": {"meld": -1, "cards": ["Kc"]}}]}]},
+     "invalid-record", "turns.0.plays.0.build.meld"),
+    ({"turns": "x"}, "invalid-record", "turns"),
+    ({"extra": 1}, "invalid-record", "record"),
+])
+def test_malformed_records_raise_record_error(over, code, field) -> None:
+    with pytest.raises(RecordError) as err:
+        parse_record(record(**over))
+    assert (err.value.code, err.value.field) == (code, field)
+
+
+def test_card_and_ruleset_errors_propagate() -> None:
+    with pytest.raises(CardError) as err:
+        parse_record(record(deal={"ann": ANN[:-1] + ["Qz"], "bob": BOB}))
+    assert err.value.field == "deal.ann.12"
+    with pytest.raises(CardError) as err:  # three Kh in a two-deck game
+        parse_record(record(discard=["Kh", "Kh"]))
+    assert err.value.code == "impossible-cards"
+    with pytest.raises(RuleSetError):
+        parse_record(record(ruleset="kaluki-52"))
+
+
+def test_state_before_the_violation() -> None:
+    turns = [{"player": "ann", "draw": {"from": "stock", "card": "Qc"},
+              "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc", "Kc"]}],
+              "discard": "8h"}]
+    ruling = adjudicate(parse_record(record(turns=turns)))
+    assert not ruling.legal
+    assert ruling.violation.where == {"turn": 0, "play": 1}
+    s = ruling.state
+    assert [str(x) for x in s.table] == ["Kh Ks Kd"]
+    assert dict(s.hands)["ann"] == tuple(sorted(parse_cards(ANN[3:] + ["Qc"])))
+    assert s.opened == () and s.discard_top is None and s.turn == 0
+    assert s.stock_count == 106 - 26 - 1
+
+
+def test_legal_unfinished_record_has_no_result() -> None:
+    ruling = adjudicate(parse_record(record()))
+    assert ruling.legal and ruling.result is None and ruling.state.next_player == "ann"
+
+
+def test_check_turn_opening_and_special() -> None:
+    rules = CATALOG["kaluki-51"]
+    turn = parse_turn({"draw": {"from": "stock", "card": "Qc"},
+                       "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc", "Qc"]}],
+                       "discard": "8h"})
+    checked = check_turn(rules, [], parse_cards(ANN), False, None, turn)
+    assert checked.legal and checked.opened and not checked.finished
+    assert len(checked.table) == 2 and len(checked.hand) == 6
+    short = Turn("", turn.draw, turn.plays[:1], turn.discard)
+    checked = check_turn(rules, [], parse_cards(ANN), False, None, short)
+    assert not checked.legal and checked.violation.code == "opening-below-threshold"
+    # opened before: a lone set is fine
+    assert check_turn(rules, [], parse_cards(ANN), True, None, short).legal
+
+
+def test_check_turn_build_on_table_and_pickup() -> None:
+    rules = CATALOG["kalooki-40"]
+    table = [m.validate(["5h", "6h", "7h"], rules).meld]
+    turn = parse_turn({"draw": {"from": "discard", "card": "8h"},
+                       "plays": [{"build": {"meld": 0, "cards": ["8h"]}}], "discard": "2c"})
+    checked = check_turn(rules, table, parse_cards(["2c", "3d"]), True, parse_cards(["8h"])[0], turn)
+    assert checked.legal and [str(c) for c in checked.table[0].cards] == ["5h", "6h", "7h", "8h"]
+    assert [str(c) for c in checked.hand] == ["3d"]
+    lazy = parse_turn({"draw": {"from": "discard"}, "discard": "2c"})
+    checked = check_turn(rules, table, parse_cards(["2c", "3d"]), True, parse_cards(["8h"])[0], lazy)
+    assert checked.violation.code == "pickup-not-melded"
