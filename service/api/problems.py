@@ -42,6 +42,11 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "winner-holds-cards": ("Winner still holds cards", "Winnaar heeft nog kaarten"),
     "invalid-finish": ("Invalid finish", "Ongeldige afloop"),
     "invalid-meld": ("Invalid table meld", "Ongeldige combinatie op tafel"),
+    "invalid-record": ("Invalid hand record", "Ongeldig handverslag"),
+    "invalid-notation": ("Invalid hand notation", "Ongeldige handnotatie"),
+    "deal-size": ("Wrong deal size", "Verkeerd aantal gedeelde kaarten"),
+    "unknown-player": ("Unknown player", "Onbekende speler"),
+    "missing-card": ("Missing card", "Ontbrekende kaart"),
     "internal-error": ("Internal error", "Interne fout"),
     "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),
 }
