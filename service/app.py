@@ -12,13 +12,15 @@ from flask import Flask, request, send_from_directory
 from flask_cors import CORS
 from flask_smorest import Api
 
-from .api import hands, health, jokers, melds, rulesets, violations
+from . import ledger
+from .api import hands, health, jokers, matches, melds, rulesets, violations
 from .api.jsonio import OrjsonProvider
 from .api.problems import Problem, install
 
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
-BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp)
+BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp,
+              matches.blp)
 
 _JSON_TYPES = ("application/json", "application/problem+json")
 
@@ -54,6 +56,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(blp)
     for extra in app.config.get("EXTRA_BLUEPRINTS", ()):
         api.register_blueprint(extra)
+    ledger.setup(app)  # match ledgers in Redis (created on first use)
     install(app)  # after Api(): our problem handlers replace flask-smorest's
 
     assets = swagger_ui_bundle.swagger_ui_path
