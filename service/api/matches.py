@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib
 import re
 import secrets
 import time
@@ -50,6 +51,7 @@ ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 MAX_PAGE = 200
 CAS_ATTEMPTS = 200
 RETRY_AFTER = "2"
+REFEREE = "service.engine.referee"
 
 
 # -- schemas -----------------------------------------------------------------------------
@@ -285,9 +287,9 @@ def _score_hand(kind: str, body: Any, ruleset: Any, field: str) -> tuple[str, st
         result = score_body(body, rules)
         return body["winner"], body["finish"], result
     try:
-        from ..engine import referee  # built in parallel; optional until it lands
+        referee = importlib.import_module(REFEREE)  # built in parallel; optional until it lands
     except ModuleNotFoundError as exc:
-        if exc.name not in ("service.engine.referee", f"{__package__}.referee"):
+        if exc.name != REFEREE:
             raise
         raise Problem(422, "records-unsupported", "This service cannot adjudicate hand records "
                       "yet; send the hand as {\"score\": ...}.",
