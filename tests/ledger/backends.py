@@ -108,8 +108,12 @@ class ThrowawayRedis:
             assert time.monotonic() < deadline, "throwaway redis did not start"
             time.sleep(0.05)
 
-    def stop(self) -> None:
+    def stop(self, hard: bool = False) -> None:
+        """Stop it; ``hard`` is SIGKILL (no shutdown save: only the fsynced AOF survives)."""
         if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
+            if hard:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
             self.proc.wait(timeout=10)
         self.proc = None
