@@ -30,7 +30,7 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, redis_url: str, workers: int = 2, threads: int = 4,
+    def __init__(self, redis_url: str | None, workers: int = 2, threads: int = 4,
                  extra_env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -39,6 +39,8 @@ class Gunicorn:
                "REDIS_URL": redis_url, "LOG_LEVEL": "WARNING", "REDIS_RETRIES": "2",
                **(extra_env or {})}
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        if redis_url is None:  # the embedded Redis (KALUKI_DATA_DIR in extra_env)
+            env.pop("REDIS_URL")
         self.log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
         args = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")]
         if _has_setting("control_socket"):  # gunicorn >= 25: one control socket per instance
