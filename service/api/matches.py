@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import importlib
+import os
 import re
 import secrets
 import time
@@ -194,6 +195,14 @@ class ImportSchema(StrictSchema):
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+@blp.before_request
+def _import_size() -> None:
+    """An export outgrows the app's body limit long before a match ends: imports get their own."""
+    if request.endpoint == f"{blp.name}.import_match":
+        request.max_content_length = int(current_app.config.get(
+            "LEDGER_IMPORT_MAX_BYTES", os.environ.get("LEDGER_IMPORT_MAX_BYTES", 32 * 1024 * 1024)))
+
 
 @blp.errorhandler(LedgerUnavailable)
 def _unavailable(exc: LedgerUnavailable) -> Response:

@@ -311,6 +311,32 @@ def test_import_refuses_tampering(client):
     assert r.status_code == 409 and r.get_json()["code"] == "match-exists"
 
 
+def test_import_large_ledger(client):
+    """An export bigger than the app's 256 KiB body limit still imports."""
+    mid, token, _ = create(client, match_hands=1000)
+    ex = client.get(f"/v1/matches/{mid}/export").get_json()
+    client.delete(f"/v1/matches/{mid}", headers={"Authorization": f"Bearer {token}"})
+    from service.api.hands import score_body
+    from service.engine.rules import CATALOG
+
+    prev, entries = GENESIS, []
+    for i in range(900):
+        body = score("kim", kim=[], lou=["Qs", "4d", "9c", "8h"])["score"]
+        result = score_body(body, CATALOG["kaluki-hunt"])
+        e = seal({"seq": i, "type": "hand", "source": "score", "input": body, "winner": "kim",
+                  "finish": "out", **result}, prev)
+        prev = e["hash"]
+        entries.append(e)
+    for k in ("standings", "hands_played", "status", "winner"):
+        ex.pop(k)
+    ex.update(entries=entries, head=prev, version=900)
+    assert len(json.dumps(ex)) > 256 * 1024
+    r = client.post("/v1/matches/import", json=ex, headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 201, r.get_json()
+    m = r.get_json()
+    assert m["hands_played"] == 900 and m["standings"][0]["points"] == 900 * 20
+
+
 def test_delete(client):
     mid, token, _ = create(client)
     assert client.delete(f"/v1/matches/{mid}").status_code == 401
