@@ -65,7 +65,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     def swagger_assets(filename: str):
         return send_from_directory(assets, filename, max_age=86400)
 
-    CORS(app, expose_headers=["ETag", "Location", "Retry-After"])
+    CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
+                              "Idempotent-Replayed"])
     if not app.config.get("TESTING_NO_METRICS"):
         _metrics(app)
     return app

@@ -550,9 +550,13 @@ def list_hands(args: dict[str, Any], match_id: str):
 def get_entry(match_id: str, seq: int):
     """One ledger entry by its sequence number."""
     _check_id(match_id)
-    items = _store().entries(match_id, seq, seq)
+    store = _store()
+    items = store.entries(match_id, seq, seq)
     if not items:
-        raise Problem(404, "entry-not-found", f"Match {match_id!r} has no entry {seq}.")
+        if store.load(match_id) is None:
+            raise _not_found(match_id)
+        raise Problem(404, "entry-not-found", f"Match {match_id!r} has no entry {seq}.",
+                      nl=f"Partij {match_id!r} heeft geen entry {seq}.")
     return _json(items[0].encode("utf-8"))
 
 
