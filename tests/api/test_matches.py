@@ -406,3 +406,66 @@ def test_redis_down_is_503_and_stateless_endpoints_work():
     ready = c.get("/readyz")
     assert ready.status_code == 503 and ready.get_json()["status"] == "unavailable"
     assert c.get("/healthz").status_code == 200
+
+
+# -- the record path, against a stand-in with the referee's interface -----------------
+
+class _FakeReferee:
+    """parse_record / adjudicate / RecordError as service.engine.referee will offer them."""
+
+    class RecordError(ValueError):
+        def __init__(self, code, message, field=None):
+            super().__init__(message)
+            self.code, self.field = code, field
+
+    @staticmethod
+    def parse_record(data):
+        if "players" not in data:
+            raise _FakeReferee.RecordError("invalid-record", "players missing", "players")
+        return data
+
+    @staticmethod
+    def adjudicate(record):
+        from types import SimpleNamespace
+
+        from service.engine.cards import parse_cards
+        from service.engine.rules import resolve
+        from service.engine.scoring import score_hand
+        from service.engine.violations import Violation
+
+        left = record["left"]  # the stand-in's shortcut: cards held at the end
+        if record.get("cheat"):
+            return SimpleNamespace(legal=False, result=None,
+                                   violation=Violation("run-too-short", {"min": 3, "count": 2}))
+        winner = next(p for p in record["players"] if not left[p])
+        score = score_hand(resolve(record["ruleset"]), winner, "out",
+                           [(p, parse_cards(left[p])) for p in record["players"]])
+        return SimpleNamespace(legal=True, violation=None,
+                               result=SimpleNamespace(winner=winner, finish="out", score=score))
+
+
+def test_record_path_with_referee_interface(client, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "service.engine.referee", _FakeReferee)
+    mid, token, _ = create(client)
+    rec = {"players": ["kim", "lou"], "left": {"kim": [], "lou": ["Qs", "4d"]}}
+    r = append(client, mid, token, {"record": rec})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["scores"][1]["penalty"] == 14
+    e = client.get(f"/v1/matches/{mid}/hands/0").get_json()
+    assert e["source"] == "record" and e["input"] == rec and e["winner"] == "kim"
+    r = append(client, mid, token, {"record": {**rec, "cheat": True}})
+    assert r.status_code == 422 and r.get_json()["code"] == "illegal-record"
+    assert r.get_json()["violations"][0]["code"] == "run-too-short"
+    r = append(client, mid, token, {"record": {"left": {}}})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid-record"
+    assert "record.players" in r.get_json()["errors"]
+    r = append(client, mid, token, {"record": {**rec, "ruleset": "kaluki-51"}})
+    assert r.status_code == 422 and r.get_json()["code"] == "validation-error"
+    # export/import re-adjudicates the record
+    ex = client.get(f"/v1/matches/{mid}/export").get_json()
+    hdr = {"Authorization": f"Bearer {token}"}
+    client.delete(f"/v1/matches/{mid}", headers=hdr)
+    r = client.post("/v1/matches/import", json=ex, headers=hdr)
+    assert r.status_code == 201 and r.get_json()["hands_played"] == 1
