@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 PREFIX = "kaluki"
 DEFAULT_TTL = 30 * 24 * 3600
 
+FIELDS = ("meta", "state", "version", "head", "token")
 UNAVAILABLE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
 
 # KEYS: main, hands, idem.  ARGV: meta, state, token, version, head, ttl_ms, entry...
@@ -149,18 +150,19 @@ class LedgerStore:
         main, _, idem = keys(match_id)
 
         def run() -> list[Any]:
+            if not idem_key:
+                return [self.client.hmget(main, FIELDS)]
             pipe = self.client.pipeline(transaction=False)
-            pipe.hgetall(main)
-            if idem_key:
-                pipe.hget(idem, idem_key)
+            pipe.hmget(main, FIELDS)
+            pipe.hget(idem, idem_key)
             return pipe.execute()
 
         res = self._call(run)
-        h = res[0]
-        if not h:
+        meta, state, version, head, token = res[0]
+        if meta is None:
             return None
-        return Stored(match_id, orjson.loads(h["meta"]), orjson.loads(h["state"]),
-                      int(h["version"]), h["head"], h["token"], res[1] if idem_key else None)
+        return Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
+                      token, res[1] if idem_key else None)
 
     def append(self, match_id: str, *, idem_key: str, fingerprint: str, expected_version: int,
                expected_head: str, entry: str, new_head: str, state: dict[str, Any],
