@@ -336,10 +336,35 @@ def _created_response(match_id: str, body: dict[str, Any] | bytes, version: int,
 
 # -- resources ---------------------------------------------------------------------------
 
+_PROBLEM_DOCS = {
+    304: "Not modified (If-None-Match).",
+    400: "Idempotency-Key missing or too long (`idempotency-key-required`).",
+    401: "No token (`token-required`); send `Authorization: Bearer <token>`.",
+    403: "Wrong token (`token-invalid`).",
+    404: "No such match (`match-not-found`): it may have expired; import its export.",
+    409: "Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, "
+         "`player-not-eliminated`, `buy-ins-closed`, `match-exists`.",
+    412: "Stale If-Match (`precondition-failed`).",
+    422: "Invalid body, an illegal record (`illegal-record`, with violations), a key reused "
+         "with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), "
+         "a re-score that differs (`rescore-mismatch`), `records-unsupported`.",
+    503: "Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written.",
+}
+
+
+def _problems(*statuses: int):
+    def wrap(fn):
+        for status in statuses:
+            fn = blp.alt_response(status, description=_PROBLEM_DOCS[status])(fn)
+        return fn
+    return wrap
+
+
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema)
 @blp.response(201, CreatedSchema, headers={"Location": {"schema": {"type": "string"}},
                                            "ETag": {"schema": {"type": "string"}}})
+@_problems(422, 503)
 def create(args: dict[str, Any]):
     """Start a match: its id, its write token (shown only once) and the match."""
     rules = rules_of(args["ruleset"])
@@ -366,6 +391,7 @@ def create(args: dict[str, Any]):
 
 @blp.route("/<match_id>", methods=["GET"])
 @blp.response(200, MatchSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@_problems(304, 404, 503)
 def get(match_id: str):
     """The match: standings, status, winner, version and head of the chain."""
     _check_id(match_id)
@@ -380,6 +406,7 @@ def get(match_id: str):
 
 @blp.route("/<match_id>", methods=["DELETE"])
 @blp.response(204)
+@_problems(401, 403, 404, 412, 503)
 def delete(match_id: str):
     """Delete the match (needs its token)."""
     _check_id(match_id)
@@ -485,6 +512,7 @@ def _append(match_id: str, kind: str, build) -> Response:
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
     {"in": "header", "name": "Authorization", "required": True,
      "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(400, 401, 403, 404, 409, 412, 422, 503)
 def append_hand(args: dict[str, Any], match_id: str):
     """Append a scored hand (a score body or a hand record) and answer the new standings."""
     kind = "score" if "score" in args else "record"
@@ -505,6 +533,7 @@ def append_hand(args: dict[str, Any], match_id: str):
 @blp.route("/<match_id>/buy-ins", methods=["POST"])
 @blp.arguments(BuyInSchema)
 @blp.response(201, AppendedSchema)
+@_problems(401, 403, 404, 409, 412, 422, 503)
 def buy_in(args: dict[str, Any], match_id: str):
     """An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional)."""
     def build(s, state: MatchState, config: MatchConfig):
@@ -526,6 +555,7 @@ def _parse_cursor(cursor: str | None) -> int:
 @blp.route("/<match_id>/hands", methods=["GET"])
 @blp.arguments(PageArgs, location="query")
 @blp.response(200, PageSchema)
+@_problems(404, 422, 503)
 def list_hands(args: dict[str, Any], match_id: str):
     """The ledger's entries in order, ``limit`` at a time; follow ``next_cursor``."""
     _check_id(match_id)
@@ -547,6 +577,7 @@ def list_hands(args: dict[str, Any], match_id: str):
 
 @blp.route("/<match_id>/hands/<int:seq>", methods=["GET"])
 @blp.response(200, EntrySchema)
+@_problems(404, 503)
 def get_entry(match_id: str, seq: int):
     """One ledger entry by its sequence number."""
     _check_id(match_id)
@@ -562,6 +593,7 @@ def get_entry(match_id: str, seq: int):
 
 @blp.route("/<match_id>/export", methods=["GET"])
 @blp.response(200, ExportSchema)
+@_problems(404, 503)
 def export(match_id: str):
     """The whole ledger: keep it, and ``POST /v1/matches/import`` restores the match."""
     _check_id(match_id)
@@ -651,6 +683,7 @@ def rescore(doc: dict[str, Any]) -> MatchState:
 @blp.response(201, MatchSchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
                       "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(401, 403, 409, 422, 503)
 def import_match(args: dict[str, Any]):
     """Restore a match from its export: verify the chain, re-score every hand, store it.
 
