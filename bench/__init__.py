@@ -1,0 +1,1 @@
+"""Benchmarks (run from the repo root: python -m bench.<name>)."""

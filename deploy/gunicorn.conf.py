@@ -24,7 +24,15 @@ loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 
 
 def on_starting(server):  # noqa: ARG001 - gunicorn hook signature
-    """Prometheus multiprocess mode needs a clean shared directory per server start."""
+    """Prometheus multiprocess mode needs a clean shared directory per server start.
+
+    Without REDIS_URL the master starts the embedded Redis (one per data dir) so it
+    lives exactly as long as the server; the workers connect to its socket.
+    """
+    if not os.environ.get("REDIS_URL"):
+        from service.ledger.embedded import ensure_server
+
+        ensure_server(os.environ.get("KALUKI_DATA_DIR", "./var"))
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if path:
         os.makedirs(path, exist_ok=True)

@@ -14,7 +14,8 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from .api import hands, health, jokers, melds, referee, rulesets, violations
+from . import ledger
+from .api import hands, health, jokers, matches, melds, referee, rulesets, violations
 from .api.common import ProblemSchema
 from .api.jsonio import OrjsonProvider
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
@@ -22,7 +23,7 @@ from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
 BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp,
-              referee.blp)
+              referee.blp, matches.blp)
 
 _JSON_TYPES = ("application/json", "application/problem+json")
 
@@ -78,6 +79,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(blp)
     for extra in app.config.get("EXTRA_BLUEPRINTS", ()):
         api.register_blueprint(extra)
+    ledger.setup(app)  # match ledgers in Redis (created on first use)
     install(app)  # after Api(): our problem handlers replace flask-smorest's
 
     assets = swagger_ui_bundle.swagger_ui_path
@@ -86,7 +88,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     def swagger_assets(filename: str):
         return send_from_directory(assets, filename, max_age=86400)
 
-    CORS(app, expose_headers=["ETag", "Location", "Retry-After"])
+    CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
+                              "Idempotent-Replayed"])
     if not app.config.get("TESTING_NO_METRICS"):
         _metrics(app)
     return app

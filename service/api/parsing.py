@@ -31,7 +31,7 @@ class FastLoader:
     """Load a body the way ``schema.load`` does, when the body is exactly right."""
 
     def __init__(self, schema: Schema) -> None:
-        self.usable = not schema._hooks and schema.unknown == "raise" and _supported(schema)
+        self.usable = not any(schema._hooks.values()) and schema.unknown == "raise" and _supported(schema)
         self.fields = [(name, f.data_key or name, f) for name, f in schema.load_fields.items()]
         self.allowed = frozenset(key for _, key, _ in self.fields)
         self.nested: dict[int, FastLoader] = {}

@@ -1,0 +1,224 @@
+"""Match standings and match end (SPEC §7): pure rules, no storage.
+
+A match is a sequence of ledger events (scored hands and buy-ins) folded over
+a :class:`MatchState`. The same fold runs when a hand is appended and when an
+exported ledger is imported and re-scored, so both always agree.
+
+How a match ends (``match_end``):
+
+* ``goal``: the match ends after the first hand in which some player reaches
+  ``goal_points`` points. Winner: the player with the most points; ties
+  broken as below.
+* ``elimination``: after each hand, a player whose penalty *exceeds*
+  ``elimination_over`` is eliminated and plays no further hands. The match
+  ends when one player remains; that player wins. With ``buy_ins`` an
+  eliminated player may buy back in, re-entering with the highest penalty of
+  the players still in, but never once only two players remain.
+* ``hands``: the match ends after ``match_hands`` hands.
+
+Tie rule (goal and hands): most points, then least penalty, then most hands
+won. Players still level after that share the win: ``winner`` is null and
+``co_winners`` lists them in seating order.
+
+>>> cfg = MatchConfig("goal", goal_points=50)
+>>> s = new_state(["ann", "bob"])
+>>> s = apply_hand(s, cfg, "ann", [("ann", 30, 0), ("bob", 0, 0)])
+>>> s = apply_hand(s, cfg, "bob", [("ann", 0, 0), ("bob", 55, 0)])
+>>> s.status, s.winner
+('finished', 'bob')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .rules import MATCH_END_MODES, RuleSet
+
+IN_PROGRESS = "in_progress"
+FINISHED = "finished"
+
+CONFIG_KEYS = ("match_end", "goal_points", "elimination_over", "match_hands", "buy_ins")
+
+
+class MatchError(ValueError):
+    """An event the match cannot take; ``status`` is the HTTP status it maps to."""
+
+    def __init__(self, code: str, message: str, status: int = 409, field: str | None = None) -> None:
+        self.code = code
+        self.status = status
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    match_end: str = "goal"
+    goal_points: int = 500
+    elimination_over: int = 150
+    match_hands: int = 10
+    buy_ins: bool = False
+
+    def __post_init__(self) -> None:
+        if self.match_end not in MATCH_END_MODES:
+            raise MatchError("invalid-parameter", f"match_end is one of {', '.join(MATCH_END_MODES)}",
+                             422, "match_end")
+        for name in ("goal_points", "elimination_over", "match_hands"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1_000_000:
+                raise MatchError("invalid-parameter", f"{name} is an integer from 1 to 1000000",
+                                 422, name)
+        if not isinstance(self.buy_ins, bool):
+            raise MatchError("invalid-parameter", "buy_ins is true or false", 422, "buy_ins")
+
+    @classmethod
+    def from_rules(cls, rules: RuleSet, overrides: Mapping[str, Any] | None = None) -> MatchConfig:
+        values = {k: getattr(rules, k) for k in CONFIG_KEYS}
+        values.update({k: v for k, v in (overrides or {}).items() if k in CONFIG_KEYS and v is not None})
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in CONFIG_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player: str
+    points: int = 0
+    penalty: int = 0
+    eliminated: bool = False
+    hands_won: int = 0
+    buy_ins: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "points": self.points, "penalty": self.penalty,
+                "eliminated": self.eliminated, "hands_won": self.hands_won,
+                "buy_ins": self.buy_ins}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    standings: tuple[Standing, ...]
+    hands_played: int = 0
+    status: str = IN_PROGRESS
+    winner: str | None = None
+    co_winners: tuple[str, ...] = ()
+
+    @property
+    def players(self) -> list[str]:
+        return [s.player for s in self.standings]
+
+    @property
+    def active(self) -> list[str]:
+        return [s.player for s in self.standings if not s.eliminated]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"standings": [s.to_dict() for s in self.standings],
+                "hands_played": self.hands_played, "status": self.status,
+                "winner": self.winner, "co_winners": list(self.co_winners)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> MatchState:
+        return cls(standings=tuple(Standing(**s) for s in d["standings"]),
+                   hands_played=d["hands_played"], status=d["status"], winner=d["winner"],
+                   co_winners=tuple(d.get("co_winners", ())))
+
+
+def new_state(players: Sequence[str]) -> MatchState:
+    if len(set(players)) != len(players):
+        dup = next(p for p in players if list(players).count(p) > 1)
+        raise MatchError("duplicate-player", f"player {dup!r} appears twice", 422, "players")
+    return MatchState(tuple(Standing(p) for p in players))
+
+
+def _ranked_best(standings: Sequence[Standing]) -> list[Standing]:
+    """The players level at the top: most points, least penalty, most hands won."""
+    def key(s: Standing) -> tuple[int, int, int]:
+        return (-s.points, s.penalty, -s.hands_won)
+    best = min(key(s) for s in standings)
+    return [s for s in standings if key(s) == best]
+
+
+def _finish(state: MatchState, contenders: Sequence[Standing]) -> MatchState:
+    top = _ranked_best(contenders)
+    if len(top) == 1:
+        return replace(state, status=FINISHED, winner=top[0].player, co_winners=())
+    return replace(state, status=FINISHED, winner=None, co_winners=tuple(s.player for s in top))
+
+
+def _require_open(state: MatchState) -> None:
+    if state.status == FINISHED:
+        raise MatchError("match-finished", "the match is finished; it takes no more hands or buy-ins")
+
+
+def apply_hand(state: MatchState, config: MatchConfig, winner: str,
+               scores: Sequence[tuple[str, int, int]]) -> MatchState:
+    """Add one scored hand ``(player, points, penalty)`` and settle the match end.
+
+    The hand must be played by exactly the players still in the match.
+    """
+    _require_open(state)
+    ids = [pid for pid, _, _ in scores]
+    if sorted(ids) != sorted(state.active):
+        raise MatchError("hand-players", "a hand is played by exactly the players still in the "
+                         f"match ({', '.join(state.active)}), not {', '.join(ids)}",
+                         422, "players")
+    delta = {pid: (pts, pen) for pid, pts, pen in scores}
+    standings = []
+    for s in state.standings:
+        if s.player in delta:
+            pts, pen = delta[s.player]
+            s = replace(s, points=s.points + pts, penalty=s.penalty + pen,
+                        hands_won=s.hands_won + (s.player == winner))
+        standings.append(s)
+    state = replace(state, standings=tuple(standings), hands_played=state.hands_played + 1)
+    return _settle(state, config)
+
+
+def _settle(state: MatchState, config: MatchConfig) -> MatchState:
+    if config.match_end == "goal":
+        if any(s.points >= config.goal_points for s in state.standings):
+            return _finish(state, state.standings)
+    elif config.match_end == "hands":
+        if state.hands_played >= config.match_hands:
+            return _finish(state, state.standings)
+    else:  # elimination
+        standings = tuple(replace(s, eliminated=True)
+                          if not s.eliminated and s.penalty > config.elimination_over else s
+                          for s in state.standings)
+        state = replace(state, standings=standings)
+        remaining = [s for s in standings if not s.eliminated]
+        if len(remaining) == 1:
+            return replace(state, status=FINISHED, winner=remaining[0].player, co_winners=())
+        if not remaining:  # cannot happen with the catalog's scoring; least penalty wins
+            return _finish(state, sorted(standings, key=lambda s: s.penalty)[:1])
+    return state
+
+
+def replay(players: Sequence[str], config: MatchConfig,
+           events: Sequence[tuple[str, Any, Any]]) -> MatchState:
+    """Fold ``("hand", winner, scores)`` and ``("buy-in", player, None)`` events from the start."""
+    state = new_state(players)
+    for kind, a, b in events:
+        state = apply_hand(state, config, a, b) if kind == "hand" else apply_buy_in(state, config, a)
+    return state
+
+
+def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchState:
+    """An eliminated player buys back in at the highest penalty still in the match."""
+    _require_open(state)
+    if config.match_end != "elimination" or not config.buy_ins:
+        raise MatchError("buy-ins-not-allowed", "this match allows no buy-ins")
+    by_player = {s.player: s for s in state.standings}
+    if player not in by_player:
+        raise MatchError("unknown-player", f"{player!r} does not play in this match", 422, "player")
+    if not by_player[player].eliminated:
+        raise MatchError("player-not-eliminated", f"{player!r} is still in the match")
+    remaining = [s for s in state.standings if not s.eliminated]
+    if len(remaining) <= 2:
+        raise MatchError("buy-ins-closed", "no buy-ins once only two players remain")
+    top = max(s.penalty for s in remaining)
+    standings = tuple(replace(s, eliminated=False, penalty=top, buy_ins=s.buy_ins + 1)
+                      if s.player == player else s for s in state.standings)
+    return replace(state, standings=standings)

@@ -1,0 +1,471 @@
+"""/v1/matches (SPEC §7) against every backend: embedded Redis and, when configured, a real one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+
+import pytest
+import redis
+
+from service.app import create_app
+from service.ledger.chain import GENESIS, seal
+from service.ledger.store import keys
+from tests.ledger.backends import app, embedded_url, free_port, redis_url, tracker  # noqa: F401
+
+
+@pytest.fixture
+def client(app, tracker):  # noqa: F811
+    c = app.test_client()
+    c.tracker = tracker
+    return c
+
+
+def create(client, ruleset="kaluki-hunt", players=("kim", "lou"), **extra):
+    r = client.post("/v1/matches", json={"ruleset": ruleset, "players": list(players), **extra})
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    client.tracker.ids.add(body["id"])
+    return body["id"], body["token"], r
+
+
+def auth(token, key=None, **more):
+    h = {"Authorization": f"Bearer {token}", "Idempotency-Key": key or uuid.uuid4().hex}
+    h.update(more)
+    return h
+
+
+def score(winner, finish="out", **held):
+    return {"score": {"winner": winner, "finish": finish,
+                      "players": [{"id": p, "cards": c} for p, c in held.items()]}}
+
+
+def append(client, mid, token, body, key=None, **headers):
+    return client.post(f"/v1/matches/{mid}/hands", json=body, headers=auth(token, key, **headers))
+
+
+KIM_WINS = score("kim", kim=[], lou=["Qs", "4d"])
+
+
+# -- create / read ---------------------------------------------------------------------
+
+def test_create_and_get(client):
+    mid, token, r = create(client)
+    assert r.headers["Location"] == f"/v1/matches/{mid}"
+    assert len(token) >= 43  # 256 bits, url-safe base64
+    m = r.get_json()["match"]
+    assert m["status"] == "in_progress" and m["winner"] is None and m["version"] == 0
+    assert m["head"] == GENESIS and m["hands_played"] == 0
+    assert m["standings"][0] == {"player": "kim", "points": 0, "penalty": 0, "eliminated": False,
+                                 "hands_won": 0, "buy_ins": 0}
+    assert m["match_end"]["match_end"] == "hands" and m["match_end"]["match_hands"] == 10
+    g = client.get(f"/v1/matches/{mid}")
+    assert g.status_code == 200 and g.get_json() == m
+    assert g.headers["ETag"] == r.headers["ETag"]
+    assert client.get(f"/v1/matches/{mid}", headers={"If-None-Match": g.headers["ETag"]}
+                      ).status_code == 304
+
+
+def test_token_stored_only_as_hash(client, redis_url):  # noqa: F811
+    mid, token, _ = create(client)
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    stored = r.hgetall(keys(mid)[0])
+    assert token not in json.dumps(stored)
+    assert stored["token"] == hashlib.sha256(token.encode()).hexdigest()
+    assert all(f"{{match:{mid}}}" in k for k in keys(mid))
+    assert 0 < r.pttl(keys(mid)[0]) <= 3600 * 1000
+
+
+@pytest.mark.parametrize("body,code", [
+    ({"ruleset": "nope", "players": ["a", "b"]}, "unknown-ruleset"),
+    ({"ruleset": "kaluki-hunt", "players": ["a"]}, "player-count"),
+    ({"ruleset": "kaluki-hunt", "players": ["a", "a"]}, "duplicate-player"),
+    ({"ruleset": "kaluki-hunt", "players": ["a", "b"], "match_end": "never"}, "validation-error"),
+    ({"ruleset": "kaluki-hunt", "players": ["a", "b"], "goal_points": 0}, "validation-error"),
+    ({"ruleset": "kaluki-hunt", "players": ["a", "b"], "buy_ins": "yes"}, "validation-error"),
+])
+def test_create_rejects(client, body, code):
+    r = client.post("/v1/matches", json=body)
+    assert r.status_code == 422 and r.get_json()["code"] == code
+    assert r.mimetype == "application/problem+json"
+
+
+def test_unknown_match_is_404(client):
+    for r in (client.get("/v1/matches/nosuchmatch0"), client.get("/v1/matches/x"),
+              client.get("/v1/matches/nosuchmatch0/export"),
+              client.get("/v1/matches/nosuchmatch0/hands"),
+              append(client, "nosuchmatch0", "t", KIM_WINS)):
+        assert r.status_code == 404, r.get_json()
+        assert r.mimetype == "application/problem+json"
+
+
+# -- appending hands -------------------------------------------------------------------
+
+def test_append_scores_and_standings(client):
+    mid, token, _ = create(client)
+    r = append(client, mid, token, KIM_WINS)
+    assert r.status_code == 201, r.get_json()
+    b = r.get_json()
+    assert b["scores"] == [{"id": "kim", "hand_value": 0, "points": 20, "penalty": 0},
+                           {"id": "lou", "hand_value": 14, "points": 0, "penalty": 14}]
+    assert b["seq"] == 0 and b["hand"] == 1 and b["special"] is False
+    assert b["match"]["standings"][1]["penalty"] == 14 and b["match"]["version"] == 1
+    assert r.headers["Location"] == f"/v1/matches/{mid}/hands/0"
+    assert r.headers["ETag"] == client.get(f"/v1/matches/{mid}").headers["ETag"]
+    e = client.get(r.headers["Location"]).get_json()
+    assert e["hash"] == b["hash"] == b["match"]["head"]
+    assert e["input"] == KIM_WINS["score"] and e["source"] == "score"
+
+
+def test_retry_same_key_returns_first_answer_and_changes_nothing(client):
+    mid, token, _ = create(client)
+    first = append(client, mid, token, KIM_WINS, key="hand-1")
+    again = append(client, mid, token, KIM_WINS, key="hand-1")
+    assert again.status_code == 201 and again.data == first.data
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1
+    other = append(client, mid, token, score("lou", kim=["5h"], lou=[]), key="hand-1")
+    assert other.status_code == 422 and other.get_json()["code"] == "idempotency-key-reused"
+    assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1
+
+
+def test_auth_and_key_required(client):
+    mid, token, _ = create(client)
+    r = client.post(f"/v1/matches/{mid}/hands", json=KIM_WINS, headers={"Idempotency-Key": "k"})
+    assert r.status_code == 401 and r.headers["WWW-Authenticate"].startswith("Bearer")
+    r = client.post(f"/v1/matches/{mid}/hands", json=KIM_WINS,
+                    headers={"Idempotency-Key": "k", "Authorization": "Bearer wrong"})
+    assert r.status_code == 403 and r.get_json()["code"] == "token-invalid"
+    r = client.post(f"/v1/matches/{mid}/hands", json=KIM_WINS,
+                    headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 400 and r.get_json()["code"] == "idempotency-key-required"
+    assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 0
+
+
+def test_if_match(client):
+    mid, token, created = create(client)
+    tag0 = created.headers["ETag"]
+    r = append(client, mid, token, KIM_WINS, **{"If-Match": tag0})
+    assert r.status_code == 201
+    stale = append(client, mid, token, KIM_WINS, **{"If-Match": tag0})
+    assert stale.status_code == 412 and stale.get_json()["code"] == "precondition-failed"
+    assert append(client, mid, token, KIM_WINS, **{"If-Match": r.headers["ETag"]}).status_code == 201
+    assert append(client, mid, token, KIM_WINS, **{"If-Match": "*"}).status_code == 201
+
+
+@pytest.mark.parametrize("body,code", [
+    ({"score": {**KIM_WINS["score"], "ruleset": "kaluki-51"}}, "validation-error"),
+    ({**KIM_WINS, "record": {"players": []}}, "validation-error"),
+    ({}, "validation-error"),
+    (score("kim", kim=[], lou=["Qz"]), "invalid-card"),
+    (score("kim", kim=["Qs"], lou=[]), "winner-holds-cards"),
+    (score("kim", kim=[], zed=["Qs"]), "hand-players"),
+])
+def test_append_rejects(client, body, code):
+    mid, token, _ = create(client)
+    r = append(client, mid, token, body)
+    assert r.status_code == 422 and r.get_json()["code"] == code, r.get_json()
+    assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 0
+
+
+def test_hands_match_end_and_finished_is_409(client):
+    mid, token, _ = create(client, match_hands=2)
+    append(client, mid, token, KIM_WINS)
+    r = append(client, mid, token, score("lou", "special", kim=["Kd", "JK"], lou=[]))
+    m = r.get_json()["match"]
+    # kaluki-hunt: bonus_penalty; kim 20, lou 40 (special); penalties kim 2*(10+25)=70
+    assert (m["status"], m["winner"]) == ("finished", "lou")
+    r = append(client, mid, token, KIM_WINS)
+    assert r.status_code == 409 and r.get_json()["code"] == "match-finished"
+
+
+def test_goal_match_end(client):
+    mid, token, _ = create(client, ruleset="kaluki-51", players=("a", "b", "c"), goal_points=30)
+    r = append(client, mid, token, score("a", a=[], b=["Qs"], c=["5h"]))
+    assert r.get_json()["match"]["status"] == "in_progress"  # 15 points
+    r = append(client, mid, token, score("a", a=[], b=["Qs"], c=["5h"]))
+    m = r.get_json()["match"]
+    assert (m["status"], m["winner"], m["standings"][0]["points"]) == ("finished", "a", 30)
+
+
+def test_elimination_and_buy_ins(client):
+    mid, token, _ = create(client, ruleset="kaluki-uk", players=("a", "b", "c", "d"),
+                           elimination_over=20)
+    r = append(client, mid, token, score("a", a=[], b=["Qs", "Kd", "5h"], c=["9c"], d=["3d"]))
+    m = r.get_json()["match"]
+    assert [s["eliminated"] for s in m["standings"]] == [False, True, False, False]
+    # b no longer plays
+    r = append(client, mid, token, score("a", a=[], b=["2c"], c=["9c"], d=["3d"]))
+    assert r.status_code == 422 and r.get_json()["code"] == "hand-players"
+    url = f"/v1/matches/{mid}/buy-ins"
+    r = client.post(url, json={"player": "c"}, headers=auth(token))
+    assert r.status_code == 409 and r.get_json()["code"] == "player-not-eliminated"
+    r = client.post(url, json={"player": "b"}, headers={"Authorization": "Bearer nope"})
+    assert r.status_code == 403
+    r = client.post(url, json={"player": "b"}, headers=auth(token))
+    assert r.status_code == 201, r.get_json()
+    b = r.get_json()["match"]["standings"][1]
+    assert (b["eliminated"], b["penalty"], b["buy_ins"]) == (False, 9, 1)
+    r = append(client, mid, token, score("a", a=[], b=["Qs", "Kd"], c=["Qs", "Kd"], d=["3d"]))
+    m = r.get_json()["match"]
+    assert [s["eliminated"] for s in m["standings"]] == [False, True, True, False]
+    r = client.post(url, json={"player": "b"}, headers=auth(token))
+    assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-closed"
+    r = append(client, mid, token, score("a", a=[], d=["Qs", "Kd"]))
+    m = r.get_json()["match"]
+    assert (m["status"], m["winner"]) == ("finished", "a")
+
+
+def test_buy_ins_not_allowed(client):
+    mid, token, _ = create(client, ruleset="kalooki-40", players=("a", "b", "c"))
+    r = client.post(f"/v1/matches/{mid}/buy-ins", json={"player": "a"}, headers=auth(token))
+    assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-not-allowed"
+
+
+# -- pagination, export, import, delete ------------------------------------------------
+
+def test_pagination(client):
+    mid, token, _ = create(client, match_hands=20)
+    for _ in range(5):
+        append(client, mid, token, KIM_WINS)
+    seen, cursor, pages = [], None, 0
+    while True:
+        url = f"/v1/matches/{mid}/hands?limit=2" + (f"&cursor={cursor}" if cursor else "")
+        r = client.get(url)
+        assert r.status_code == 200
+        page = r.get_json()
+        seen += [e["seq"] for e in page["items"]]
+        pages += 1
+        cursor = page["next_cursor"]
+        if cursor is None:
+            assert "Link" not in r.headers
+            break
+        assert 'rel="next"' in r.headers["Link"]
+    assert seen == [0, 1, 2, 3, 4] and pages == 3
+    assert client.get(f"/v1/matches/{mid}/hands?cursor=abc").status_code == 422
+    assert client.get(f"/v1/matches/{mid}/hands?limit=0").status_code == 422
+    assert client.get(f"/v1/matches/{mid}/hands?cursor=99").get_json() == {
+        "items": [], "next_cursor": None}
+
+
+def _played(client):
+    mid, token, _ = create(client, ruleset="kaluki-uk", players=("a", "b", "c", "d"),
+                           elimination_over=20)
+    append(client, mid, token, score("a", a=[], b=["Qs", "Kd", "5h"], c=["9c"], d=["3d"]))
+    client.post(f"/v1/matches/{mid}/buy-ins", json={"player": "b"}, headers=auth(token))
+    append(client, mid, token, score("c", "special", a=["4s"], b=["2c"], c=[], d=["3d"]))
+    return mid, token
+
+
+def test_export_import_roundtrip(client):
+    mid, token, = _played(client)
+    before = client.get(f"/v1/matches/{mid}").get_json()
+    ex = client.get(f"/v1/matches/{mid}/export").get_json()
+    assert ex["format"] == "kaluki-ledger/1" and len(ex["entries"]) == 3
+    assert ex["head"] == before["head"] and "token" not in ex
+    hdr = {"Authorization": f"Bearer {token}"}
+    assert client.post("/v1/matches/import", json=ex, headers=hdr).status_code == 200  # same
+    assert client.delete(f"/v1/matches/{mid}", headers=hdr).status_code == 204
+    assert client.get(f"/v1/matches/{mid}").status_code == 404
+    r = client.post("/v1/matches/import", json=ex, headers=hdr)
+    assert r.status_code == 201 and r.headers["Location"] == f"/v1/matches/{mid}"
+    after = client.get(f"/v1/matches/{mid}").get_json()
+    assert after == before
+    # the original token still writes
+    r = append(client, mid, token, score("a", a=[], b=["2c"], c=["4c"], d=["3d"]))
+    assert r.status_code == 201
+
+
+def test_import_refuses_tampering(client):
+    mid, token, = _played(client)
+    ex = client.get(f"/v1/matches/{mid}/export").get_json()
+    hdr = {"Authorization": f"Bearer {token}"}
+    client.delete(f"/v1/matches/{mid}", headers=hdr)
+    assert client.post("/v1/matches/import", json=ex).status_code == 401
+    assert client.post("/v1/matches/import", json=ex,
+                       headers={"Authorization": "Bearer other"}).status_code == 403
+    bad = json.loads(json.dumps(ex))
+    bad["entries"][0]["scores"][1]["penalty"] = 0
+    r = client.post("/v1/matches/import", json=bad, headers=hdr)
+    assert r.status_code == 422 and r.get_json()["code"] == "chain-broken"
+    # a forger who re-hashes the chain is caught by the re-score
+    prev, forged = GENESIS, []
+    for e in bad["entries"]:
+        e = seal(e, prev)
+        prev = e["hash"]
+        forged.append(e)
+    bad.update(entries=forged, head=prev)
+    bad.pop("standings")
+    r = client.post("/v1/matches/import", json=bad, headers=hdr)
+    assert r.status_code == 422 and r.get_json()["code"] == "rescore-mismatch"
+    assert client.get(f"/v1/matches/{mid}").status_code == 404  # nothing restored
+    # another ledger under a taken id
+    client.post("/v1/matches/import", json=ex, headers=hdr)
+    other = json.loads(json.dumps(ex))
+    other["entries"] = other["entries"][:1]
+    other["head"] = other["entries"][0]["hash"]
+    for k in ("standings", "hands_played", "status", "winner"):
+        other.pop(k)
+    r = client.post("/v1/matches/import", json=other, headers=hdr)
+    assert r.status_code == 409 and r.get_json()["code"] == "match-exists"
+
+
+def test_import_large_ledger(client):
+    """An export bigger than the app's 256 KiB body limit still imports."""
+    mid, token, _ = create(client, match_hands=1000)
+    ex = client.get(f"/v1/matches/{mid}/export").get_json()
+    client.delete(f"/v1/matches/{mid}", headers={"Authorization": f"Bearer {token}"})
+    from service.api.hands import score_body
+    from service.engine.rules import CATALOG
+
+    prev, entries = GENESIS, []
+    for i in range(900):
+        body = score("kim", kim=[], lou=["Qs", "4d", "9c", "8h"])["score"]
+        result = score_body(body, CATALOG["kaluki-hunt"])
+        e = seal({"seq": i, "type": "hand", "source": "score", "input": body, "winner": "kim",
+                  "finish": "out", **result}, prev)
+        prev = e["hash"]
+        entries.append(e)
+    for k in ("standings", "hands_played", "status", "winner"):
+        ex.pop(k)
+    ex.update(entries=entries, head=prev, version=900)
+    assert len(json.dumps(ex)) > 256 * 1024
+    r = client.post("/v1/matches/import", json=ex, headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 201, r.get_json()
+    m = r.get_json()
+    assert m["hands_played"] == 900 and m["standings"][0]["points"] == 900 * 20
+
+
+def test_delete(client):
+    mid, token, _ = create(client)
+    assert client.delete(f"/v1/matches/{mid}").status_code == 401
+    assert client.delete(f"/v1/matches/{mid}",
+                         headers={"Authorization": "Bearer nope"}).status_code == 403
+    assert client.delete(f"/v1/matches/{mid}",
+                         headers={"Authorization": f"Bearer {token}"}).status_code == 204
+    assert client.delete(f"/v1/matches/{mid}",
+                         headers={"Authorization": f"Bearer {token}"}).status_code == 404
+
+
+def test_ttl_refreshed_on_write(client, redis_url):  # noqa: F811
+    mid, token, _ = create(client)
+    r = redis.Redis.from_url(redis_url)
+    for k in keys(mid)[:1]:
+        r.pexpire(k, 10_000)
+    append(client, mid, token, KIM_WINS)
+    assert all(r.pttl(k) > 3_000_000 for k in keys(mid))
+
+
+# -- hand records (the referee is built in parallel) -----------------------------------
+
+def test_records_need_the_referee(client):
+    try:
+        import service.engine.referee  # noqa: F401
+    except ModuleNotFoundError:
+        mid, token, _ = create(client)
+        r = append(client, mid, token, {"record": {"players": ["kim", "lou"]}})
+        assert r.status_code == 422 and r.get_json()["code"] == "records-unsupported"
+    else:
+        pytest.skip("the referee is present")
+
+
+def test_record_entry(client):
+    pytest.importorskip("service.engine.referee")
+    mid, token, _ = create(client, ruleset="kaluki-hunt", players=("ann", "bob"))
+    deal = {"ann": ["4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2c", "3c"],
+            "bob": ["2d", "5d", "8d", "Jd", "3s", "6s", "9s", "Qs", "4c", "7c", "Tc", "Kc", "JK"]}
+    record = {"players": ["ann", "bob"], "deal": deal,
+              "turns": [{"player": "ann", "draw": {"from": "stock", "card": "4c"},
+                         "plays": [{"meld": ["4h", "5h", "6h", "7h", "8h", "9h", "Th"]},
+                                   {"meld": ["Jh", "Qh", "Kh", "Ah"]},
+                                   {"meld": ["2c", "3c", "4c"]}], "discard": None}]}
+    r = append(client, mid, token, {"record": record})
+    if r.status_code == 422:
+        pytest.skip(f"referee rejects this sample record: {r.get_json()}")
+    assert r.status_code == 201
+    illegal = json.loads(json.dumps(record))
+    illegal["turns"][0]["plays"][0]["meld"] = ["4h", "5h", "7h"]
+    r = append(client, mid, token, {"record": illegal})
+    assert r.status_code == 422
+
+
+# -- outages ---------------------------------------------------------------------------
+
+def test_redis_down_is_503_and_stateless_endpoints_work():
+    down = create_app({"TESTING_NO_METRICS": True,
+                       "LEDGER_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
+                       "REDIS_RETRIES": 1})
+    c = down.test_client()
+    r = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["a", "b"]})
+    assert r.status_code == 503 and r.headers["Retry-After"]
+    assert r.get_json()["code"] == "ledger-unavailable"
+    assert c.get("/v1/matches/abcdefgh1234").status_code == 503
+    assert c.post("/v1/hands/score", json={"ruleset": "kaluki-hunt", **KIM_WINS["score"]}
+                  ).status_code == 200
+    ready = c.get("/readyz")
+    assert ready.status_code == 503 and ready.get_json()["status"] == "unavailable"
+    assert c.get("/healthz").status_code == 200
+
+
+# -- the record path, against a stand-in with the referee's interface -----------------
+
+class _FakeReferee:
+    """parse_record / adjudicate / RecordError as service.engine.referee will offer them."""
+
+    class RecordError(ValueError):
+        def __init__(self, code, message, field=None):
+            super().__init__(message)
+            self.code, self.field = code, field
+
+    @staticmethod
+    def parse_record(data):
+        if "players" not in data:
+            raise _FakeReferee.RecordError("invalid-record", "players missing", "players")
+        return data
+
+    @staticmethod
+    def adjudicate(record):
+        from types import SimpleNamespace
+
+        from service.engine.cards import parse_cards
+        from service.engine.rules import resolve
+        from service.engine.scoring import score_hand
+        from service.engine.violations import Violation
+
+        left = record["left"]  # the stand-in's shortcut: cards held at the end
+        if record.get("cheat"):
+            return SimpleNamespace(legal=False, result=None,
+                                   violation=Violation("run-too-short", {"min": 3, "count": 2}))
+        winner = next(p for p in record["players"] if not left[p])
+        score = score_hand(resolve(record["ruleset"]), winner, "out",
+                           [(p, parse_cards(left[p])) for p in record["players"]])
+        return SimpleNamespace(legal=True, violation=None,
+                               result=SimpleNamespace(winner=winner, finish="out", score=score))
+
+
+def test_record_path_with_referee_interface(client, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "service.engine.referee", _FakeReferee)
+    mid, token, _ = create(client)
+    rec = {"players": ["kim", "lou"], "left": {"kim": [], "lou": ["Qs", "4d"]}}
+    r = append(client, mid, token, {"record": rec})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["scores"][1]["penalty"] == 14
+    e = client.get(f"/v1/matches/{mid}/hands/0").get_json()
+    assert e["source"] == "record" and e["input"] == rec and e["winner"] == "kim"
+    r = append(client, mid, token, {"record": {**rec, "cheat": True}})
+    assert r.status_code == 422 and r.get_json()["code"] == "illegal-record"
+    assert r.get_json()["violations"][0]["code"] == "run-too-short"
+    r = append(client, mid, token, {"record": {"left": {}}})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid-record"
+    assert "record.players" in r.get_json()["errors"]
+    r = append(client, mid, token, {"record": {**rec, "ruleset": "kaluki-51"}})
+    assert r.status_code == 422 and r.get_json()["code"] == "validation-error"
+    # export/import re-adjudicates the record
+    ex = client.get(f"/v1/matches/{mid}/export").get_json()
+    hdr = {"Authorization": f"Bearer {token}"}
+    client.delete(f"/v1/matches/{mid}", headers=hdr)
+    r = client.post("/v1/matches/import", json=ex, headers=hdr)
+    assert r.status_code == 201 and r.get_json()["hands_played"] == 1

@@ -1,0 +1,88 @@
+"""Start gunicorn instances of the service as subprocesses (tests and the benchmark)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import closing
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _has_setting(name: str) -> bool:
+    from gunicorn.config import KNOWN_SETTINGS
+
+    return any(s.name == name for s in KNOWN_SETTINGS)
+
+
+def free_port() -> int:
+    with closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Gunicorn:
+    def __init__(self, redis_url: str | None, workers: int = 2, threads: int = 4,
+                 extra_env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
+               "WEB_CONCURRENCY": str(workers), "GUNICORN_THREADS": str(threads),
+               "REDIS_URL": redis_url, "LOG_LEVEL": "WARNING", "REDIS_RETRIES": "2",
+               **(extra_env or {})}
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        if redis_url is None:  # the embedded Redis (KALUKI_DATA_DIR in extra_env)
+            env.pop("REDIS_URL")
+        self.log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
+        args = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")]
+        if _has_setting("control_socket"):  # gunicorn >= 25: one control socket per instance
+            args += ["--control-socket", f"{self.log.name}.ctl"]
+        self.proc = subprocess.Popen(args + ["service.app:create_app()"], cwd=ROOT, env=env,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait(self, timeout: float = 30) -> Gunicorn:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.proc.returncode}: "
+                                   f"{Path(self.log.name).read_text()[-2000:]}")
+            try:
+                if requests.get(self.base + "/healthz", timeout=1).ok:
+                    return self
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("gunicorn did not start")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        for path in (self.log.name, f"{self.log.name}.ctl"):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def start_pair(redis_url: str, **kw) -> list[Gunicorn]:
+    servers = [Gunicorn(redis_url, **kw), Gunicorn(redis_url, **kw)]
+    try:
+        for s in servers:
+            s.wait()
+    except Exception:
+        for s in servers:
+            s.stop()
+        raise
+    return servers

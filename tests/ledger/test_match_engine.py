@@ -1,0 +1,108 @@
+"""Standings and match end (service.engine.match), pure."""
+
+import pytest
+
+from service.engine.match import (
+    FINISHED,
+    IN_PROGRESS,
+    MatchConfig,
+    MatchError,
+    MatchState,
+    apply_buy_in,
+    apply_hand,
+    new_state,
+    replay,
+)
+from service.engine.rules import CATALOG
+
+
+def test_config_from_rules_and_overrides():
+    cfg = MatchConfig.from_rules(CATALOG["kaluki-uk"])
+    assert (cfg.match_end, cfg.elimination_over, cfg.buy_ins) == ("elimination", 150, True)
+    cfg = MatchConfig.from_rules(CATALOG["kaluki-51"], {"match_end": "hands", "match_hands": 3,
+                                                       "goal_points": None})
+    assert (cfg.match_end, cfg.match_hands, cfg.goal_points) == ("hands", 3, 500)
+
+
+def test_bad_config():
+    with pytest.raises(MatchError) as e:
+        MatchConfig("sudden-death")
+    assert e.value.status == 422
+
+
+def test_goal_first_to_reach_wins():
+    cfg = MatchConfig("goal", goal_points=100)
+    s = new_state(["a", "b", "c"])
+    s = apply_hand(s, cfg, "a", [("a", 60, 0), ("b", 0, 0), ("c", 0, 0)])
+    assert s.status == IN_PROGRESS
+    s = apply_hand(s, cfg, "c", [("a", -25, 0), ("b", -25, 0), ("c", 100, 0)])
+    assert (s.status, s.winner, s.hands_played) == (FINISHED, "c", 2)
+    with pytest.raises(MatchError) as e:
+        apply_hand(s, cfg, "a", [("a", 1, 0), ("b", 0, 0), ("c", 0, 0)])
+    assert e.value.code == "match-finished" and e.value.status == 409
+
+
+def test_elimination_and_last_one_standing():
+    cfg = MatchConfig("elimination", elimination_over=20)
+    s = new_state(["a", "b", "c"])
+    s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 20), ("c", 0, 21)])
+    assert [x.eliminated for x in s.standings] == [False, False, True]  # 20 is not over 20
+    assert s.active == ["a", "b"]
+    with pytest.raises(MatchError) as e:  # c no longer plays
+        apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 5), ("c", 0, 5)])
+    assert e.value.code == "hand-players"
+    s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 1)])
+    assert (s.status, s.winner) == (FINISHED, "a")
+
+
+def test_buy_in_rules():
+    cfg = MatchConfig("elimination", elimination_over=20, buy_ins=True)
+    s = new_state(["a", "b", "c", "d"])
+    s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 12), ("d", 0, 7)])
+    assert s.active == ["a", "c", "d"]
+    with pytest.raises(MatchError) as e:
+        apply_buy_in(s, cfg, "c")
+    assert e.value.code == "player-not-eliminated"
+    with pytest.raises(MatchError) as e:
+        apply_buy_in(s, cfg, "zed")
+    assert e.value.code == "unknown-player" and e.value.status == 422
+    s = apply_buy_in(s, cfg, "b")
+    b = s.standings[1]
+    assert (b.eliminated, b.penalty, b.buy_ins) == (False, 12, 1)  # highest remaining penalty
+    s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 30), ("d", 0, 0)])
+    assert s.active == ["a", "d"]
+    with pytest.raises(MatchError) as e:  # two remain: no more buy-ins
+        apply_buy_in(s, cfg, "b")
+    assert e.value.code == "buy-ins-closed"
+    with pytest.raises(MatchError) as e:
+        apply_buy_in(s, MatchConfig("elimination", elimination_over=20), "b")
+    assert e.value.code == "buy-ins-not-allowed"
+
+
+def test_hands_winner_and_ties():
+    cfg = MatchConfig("hands", match_hands=2)
+    s = new_state(["a", "b", "c"])
+    s = apply_hand(s, cfg, "a", [("a", 20, 0), ("b", 0, 5), ("c", 0, 9)])
+    s = apply_hand(s, cfg, "b", [("a", 0, 5), ("b", 20, 0), ("c", 0, 9)])
+    # a and b: 20 points each; a has 5 penalty, b has 5: level on points, penalty, hands won
+    assert (s.status, s.winner, s.co_winners) == (FINISHED, None, ("a", "b"))
+    s2 = new_state(["a", "b"])
+    s2 = apply_hand(s2, cfg, "a", [("a", 0, 0), ("b", 0, 3)])
+    s2 = apply_hand(s2, cfg, "b", [("a", 0, 2), ("b", 0, 0)])
+    assert s2.winner == "a"  # penalty scoring: least penalty
+
+
+def test_replay_equals_fold_and_roundtrip():
+    cfg = MatchConfig("elimination", elimination_over=10, buy_ins=True)
+    events = [("hand", "a", [("a", 0, 0), ("b", 0, 11), ("c", 0, 3), ("d", 0, 1)]),
+              ("buy-in", "b", None),
+              ("hand", "c", [("a", 0, 4), ("b", 0, 9), ("c", 0, 0), ("d", 0, 2)])]
+    s = replay(["a", "b", "c", "d"], cfg, events)
+    assert MatchState.from_dict(s.to_dict()) == s
+    assert [(x.player, x.penalty, x.eliminated) for x in s.standings] == [
+        ("a", 4, False), ("b", 12, True), ("c", 3, False), ("d", 3, False)]
+
+
+def test_duplicate_players():
+    with pytest.raises(MatchError):
+        new_state(["a", "a"])
