@@ -357,33 +357,24 @@ def test_ttl_refreshed_on_write(client, redis_url):  # noqa: F811
     assert all(r.pttl(k) > 3_000_000 for k in keys(mid))
 
 
-# -- hand records (the referee is built in parallel) -----------------------------------
-
-def test_records_need_the_referee(client):
-    try:
-        import service.engine.referee  # noqa: F401
-    except ModuleNotFoundError:
-        mid, token, _ = create(client)
-        r = append(client, mid, token, {"record": {"players": ["kim", "lou"]}})
-        assert r.status_code == 422 and r.get_json()["code"] == "records-unsupported"
-    else:
-        pytest.skip("the referee is present")
-
+# -- hand records ---------------------------------------------------------------------
 
 def test_record_entry(client):
-    pytest.importorskip("service.engine.referee")
+    """A hand record is adjudicated first (S1: Hunt, all cards laid in one turn, 40 points)."""
     mid, token, _ = create(client, ruleset="kaluki-hunt", players=("ann", "bob"))
     deal = {"ann": ["4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2c", "3c"],
             "bob": ["2d", "5d", "8d", "Jd", "3s", "6s", "9s", "Qs", "4c", "7c", "Tc", "Kc", "JK"]}
     record = {"players": ["ann", "bob"], "deal": deal,
               "turns": [{"player": "ann", "draw": {"from": "stock", "card": "4c"},
                          "plays": [{"meld": ["4h", "5h", "6h", "7h", "8h", "9h", "Th"]},
-                                   {"meld": ["Jh", "Qh", "Kh", "Ah"]},
-                                   {"meld": ["2c", "3c", "4c"]}], "discard": None}]}
+                                   {"meld": ["Jh", "Qh", "Kh"]},
+                                   {"meld": ["2c", "3c", "4c"]}], "discard": "Ah"}]}
     r = append(client, mid, token, {"record": record})
-    if r.status_code == 422:
-        pytest.skip(f"referee rejects this sample record: {r.get_json()}")
-    assert r.status_code == 201
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["special"] is True
+    assert [(x["id"], x["points"], x["penalty"]) for x in body["scores"]] == [
+        ("ann", 40, 0), ("bob", 0, 2 * 109)]
     illegal = json.loads(json.dumps(record))
     illegal["turns"][0]["plays"][0]["meld"] = ["4h", "5h", "7h"]
     r = append(client, mid, token, {"record": illegal})
