@@ -1,4 +1,5 @@
 # One venv, installed from pyproject.toml; every target installs what it needs.
+SHELL := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -17,6 +18,12 @@ install: $(STAMP)
 
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'
+
+# Ledger tests run against the embedded Redis, and also against a real one when
+# TEST_REDIS_URL is set or a Redis answers on 127.0.0.1:6379 (db 15; the tests
+# delete only the keys they create).
+LOCAL_REDIS := $(shell (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && echo redis://127.0.0.1:6379/15)
+export TEST_REDIS_URL ?= $(LOCAL_REDIS)
 
 test: install
 	$(BIN)/ruff check .

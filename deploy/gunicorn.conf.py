@@ -20,6 +20,11 @@ max_requests_jitter = 100 if max_requests else 0
 preload_app = True
 accesslog = os.environ.get("ACCESS_LOG") or None
 errorlog = "-"
+# gunicorn >= 23 opens a control socket at one fixed path per user: give each port its own,
+# so two instances on one host (blue/green, the concurrency tests) do not take each other's
+control_socket = os.environ.get(
+    "GUNICORN_CONTROL_SOCKET",
+    f"/tmp/kaluki-gunicorn-{os.environ.get('PORT', '8000')}.ctl")
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 
 
