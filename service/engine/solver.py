@@ -28,7 +28,7 @@ outside this analysis (the table is not part of the request).
 >>> from service.engine.rules import CATALOG
 >>> a = analyze(parse_cards(["7h", "8h", "9h", "Kc", "Kd", "JK", "2s"]), CATALOG["kaluki-hunt"])
 >>> [str(m) for m in a.melds], [str(c) for c in a.deadwood], a.deadwood_value
-(['Kc Kd JK=K', '7h 8h 9h'], ['2s'], 2)
+(['7h 8h 9h', 'Kc Kd JK=K'], ['2s'], 2)
 >>> a.can_open, a.can_go_out, a.can_special
 (True, True, True)
 
@@ -43,7 +43,7 @@ remaining-cards vector is solved once, for all four questions at the same time.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
@@ -87,18 +87,9 @@ class Analysis:
     opening_points: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A meld the hand can form: which cards it takes and how it lies."""
-
-    naturals: tuple[int, ...]  # positions into the hand's distinct natural cards, ascending
-    jokers: int
-    points: int
-    kind: str
-    rank: int = 0  # sets
-    suit: str = ""  # runs
-    start: int = 0  # runs: value of the lowest card
-    joker_values: tuple[int, ...] = ()  # runs: the values the jokers stand at
+_Candidate = tuple[tuple[int, ...], int, int, str, object, int]
+"""A meld the hand can form: (natural positions ascending, jokers, points, kind,
+rank (sets) or suit (runs), start value (runs))."""
 
 
 def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Analysis:
@@ -111,7 +102,7 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
     check_deck(hand, rules.decks, rules.jokers)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
-    types = sorted(counts)
+    types = sorted(counts, key=lambda t: (t % 13, t))
     m = len(types)
     unit = [1 << (_W * i) for i in range(m + 1)]
     junit = unit[m]
@@ -121,12 +112,7 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
     state0 = sum(counts[t] * unit[i] for i, t in enumerate(types)) + jokers * junit
 
     found = _candidates(types, counts, jokers, rules)
-    buckets: list[list[tuple[int, int, int, _Candidate]]] = [[] for _ in range(m)]
-    for cand in found:
-        mask = sum(unit[p] for p in cand.naturals) + cand.jokers * junit
-        size = len(cand.naturals) + cand.jokers
-        buckets[cand.naturals[0]].append((mask, -(size * _K_MELDED + cand.points),
-                                          cand.points, cand))
+    tries = _tries(found, unit, junit, m)
     dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]
     joker_cost = card_value(JOKER, rules) * _K_DEAD
 
@@ -138,8 +124,8 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
         if got is not None:
             return got
         nat = state & natmask
+        j = state >> jshift
         if not nat:
-            j = state >> jshift
             res = (j * joker_cost, 0, 0 if j == 0 else _NEG, 0 if j == 1 else _NEG, -1)
             memo[state] = res
             return res
@@ -147,19 +133,25 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
         sub = solve(state - unit[p])
         best, most, exact, one_left, choice = sub[0] + dead_cost[p], sub[1], _NEG, sub[2], -1
         g = state | guards
-        for i, (mask, cost, pts, _) in enumerate(buckets[p]):
-            if (g - mask) & guards != guards:
-                continue
-            sub = solve(state - mask)
-            c = sub[0] + cost
-            if c < best:
-                best, choice = c, i
-            if sub[1] + pts > most:
-                most = sub[1] + pts
-            if sub[2] + pts > exact:
-                exact = sub[2] + pts
-            if sub[3] + pts > one_left:
-                one_left = sub[3] + pts
+        stack = [tries[p]]
+        while stack:
+            _, leaves, children = stack.pop()
+            for k, mask, cost, pts, index in leaves:
+                if k > j:
+                    break
+                sub = solve(state - mask)
+                c = sub[0] + cost
+                if c < best:
+                    best, choice = c, index
+                if sub[1] + pts > most:
+                    most = sub[1] + pts
+                if sub[2] + pts > exact:
+                    exact = sub[2] + pts
+                if sub[3] + pts > one_left:
+                    one_left = sub[3] + pts
+            for child in children:
+                if (g - child[0]) & guards == guards:
+                    stack.append(child)
         res = (best, most, exact, one_left, choice)
         memo[state] = res
         return res
@@ -178,9 +170,9 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
             deadwood.append(card_at(types[p]))
             state -= unit[p]
         else:
-            mask, _, _, cand = buckets[p][choice]
+            cand = found[choice]
             laid.append(_meld(cand, types, rules))
-            state -= mask
+            state -= sum(unit[q] for q in cand[0]) + cand[1] * junit
     deadwood.extend([JOKER] * (state >> jshift))
 
     threshold = rules.opening_min_points
@@ -203,6 +195,39 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
     )
 
 
+_Node = tuple[int, list[tuple[int, int, int, int, int]], list["_Node"]]
+
+
+def _tries(found: list[_Candidate], unit: list[int], junit: int, m: int) -> list[_Node]:
+    """Per lowest card, the melds that start with it as a trie on their other naturals:
+    a node holds the natural cards of its path (as a packed count vector), the melds
+    that end there (fewest jokers first) and its children. The search drops a whole
+    branch the moment one of its cards is no longer held."""
+    roots: list[_Node] = [(unit[p], [], []) for p in range(m)]
+    below: list[dict[int, _Node]] = [{} for _ in range(m)]
+    kids: dict[int, dict[int, _Node]] = {}  # id(node) -> its children by next position
+    nodes: list[_Node] = list(roots)
+    for i, (naturals, k, pts, _, _, _) in enumerate(found):
+        node = roots[naturals[0]]
+        step = below[naturals[0]]
+        acc = node[0]
+        for q in naturals[1:]:
+            acc += unit[q]
+            child = step.get(q)
+            if child is None:
+                child = (acc, [], [])
+                step[q] = child
+                node[2].append(child)
+                nodes.append(child)
+                kids[id(child)] = {}
+            node = child
+            step = kids[id(child)]
+        node[1].append((k, acc + k * junit, -((len(naturals) + k) * _K_MELDED + pts), pts, i))
+    for node in nodes:
+        node[1].sort()
+    return roots
+
+
 # -- the melds a hand can form -------------------------------------------------------------
 
 def _candidates(types: list[int], counts: Counter[int], jokers: int,
@@ -211,21 +236,14 @@ def _candidates(types: list[int], counts: Counter[int], jokers: int,
     cards and how many jokers), in the reading worth the most points (a set before a
     run, then the lower run, on equal points, as :func:`.melds.validate` prefers)."""
     found: dict[tuple[tuple[int, ...], int], _Candidate] = {}
-
-    def record(c: _Candidate) -> None:
-        key = (c.naturals, c.jokers)
-        old = found.get(key)
-        if old is None or c.points > old.points:
-            found[key] = c
-
-    _sets(types, counts, jokers, rules, record)
+    _sets(types, counts, jokers, rules, found)
     for suit in SUITS:
-        _runs(suit, types, jokers, rules, record)
+        _runs(suit, types, jokers, rules, found)
     return list(found.values())
 
 
 def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
-          record: Callable[[_Candidate], None]) -> None:
+          found: dict[tuple[tuple[int, ...], int], _Candidate]) -> None:
     """Sets: naturals of one rank (one of each suit when ``set_distinct_suits``),
     topped up with jokers, ``set_min``..``set_max`` cards, enough naturals."""
     by_rank: dict[int, list[int]] = {}
@@ -248,7 +266,7 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
             if n < least or n > most:
                 continue
             for k in range(max(0, rules.set_min - n), min(jokers, most - n) + 1):
-                record(_Candidate(chosen, k, set_points(rank, n, k, rules), SET, rank=rank))
+                found[chosen, k] = (chosen, k, set_points(rank, n, k, rules), SET, rank, 0)
 
 
 def _value_line(rules: RuleSet) -> tuple[int, int, int]:
@@ -263,7 +281,7 @@ def _value_line(rules: RuleSet) -> tuple[int, int, int]:
 
 
 def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
-          record: Callable[[_Candidate], None]) -> None:
+          found: dict[tuple[tuple[int, ...], int], _Candidate]) -> None:
     """Runs in ``suit``: a lowest and a highest natural, the naturals between them
     that the run keeps, jokers for every value it does not (held or not), and
     any spare jokers beyond either end, as far as the ace rule allows."""
@@ -276,75 +294,78 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
     least = max(1, rules.run_min_naturals)
     jv = rules.joker_opening_value
     at = [-1] * (hi + 2)
-    prefix_v = [0] * (hi + 2)  # prefix sums of run values (value v at index v)
-    prefix_d = [0] * (hi + 2)  # prefix sums of (joker points - run value)
+    pv = [0] * (hi + 2)  # prefix sums of run values: value v is pv[v + 1] - pv[v]
+    pd = [0] * (hi + 2)  # prefix sums of (a joker's points - the natural's) at each value
     for v in range(lo, hi + 1):
         at[v] = held.get(rank_of_value(v), -1)
         rv = run_card_value(v, rules)
-        d = 0 if jv == "represented" else int(jv) - rv
-        prefix_v[v + 1] = prefix_v[v] + rv
-        prefix_d[v + 1] = prefix_d[v] + d
-
-    def diff(v: int) -> int:
-        return prefix_d[v + 1] - prefix_d[v]
-
+        pv[v + 1] = pv[v] + rv
+        pd[v + 1] = pd[v] + (0 if jv == "represented" else int(jv) - rv)
     for a in range(lo, hi + 1):
         if at[a] < 0 or a - jokers > top_start:
             continue
         inner_held: list[int] = []
         inner_missing: list[int] = []
+        miss_d = 0
         for b in range(a, min(hi, a + longest - 1) + 1):
             if b - 1 > a:
-                (inner_held if at[b - 1] >= 0 else inner_missing).append(b - 1)
-            if len(inner_missing) > jokers:
+                if at[b - 1] >= 0:
+                    inner_held.append(b - 1)
+                else:
+                    inner_missing.append(b - 1)
+                    miss_d += pd[b] - pd[b - 1]
+            spare = jokers - len(inner_missing)
+            if spare < 0:
                 break
             if at[b] < 0:
                 continue
             width = b - a + 1
-            miss_d = sum(diff(v) for v in inner_missing)
-            for e in range(jokers - len(inner_missing) + 1):
+            if width + spare < shortest:
+                continue
+            for e in range(min(spare, len(inner_held)) + 1):
+                holes = len(inner_missing) + e
+                if width - holes < least:
+                    break
                 for skipped in combinations(inner_held, e):
-                    holes = len(inner_missing) + e
-                    if width - holes < least:
-                        continue
-                    kept = [a] + [v for v in inner_held if v not in skipped] + ([b] if b > a else [])
-                    naturals = tuple(sorted(at[v] for v in kept))
-                    hole_d = miss_d + sum(diff(v) for v in skipped)
+                    kept = [at[v] for v in inner_held if v not in skipped]
+                    naturals = tuple(sorted([at[a], *kept, at[b]] if b > a else [at[a]]))
+                    hole_d = miss_d + sum(pd[v + 1] - pd[v] for v in skipped)
                     for extra in range(jokers - holes + 1):
                         length = width + extra
                         if length > longest:
                             break
                         if length < shortest:
                             continue
-                        best: tuple[int, int] | None = None
-                        for below in range(extra + 1):
-                            s, end = a - below, b + extra - below
+                        best = _NEG
+                        start = 0
+                        for under in range(extra + 1):
+                            s, end = a - under, b + extra - under
                             if s < lo or s > top_start or end > hi:
                                 continue
-                            pts = (prefix_v[end + 1] - prefix_v[s] + hole_d
-                                   + prefix_d[a] - prefix_d[s] + prefix_d[end + 1] - prefix_d[b + 1])
-                            if best is None or pts > best[0]:
-                                best = (pts, s)
-                        if best is None:
+                            pts = (pv[end + 1] - pv[s] + hole_d
+                                   + pd[a] - pd[s] + pd[end + 1] - pd[b + 1])
+                            if pts > best:
+                                best, start = pts, s
+                        if best == _NEG:
                             continue
-                        s = best[1]
-                        end = s + length - 1
-                        joker_values = tuple(sorted(
-                            [*inner_missing, *skipped, *range(s, a), *range(b + 1, end + 1)]))
-                        record(_Candidate(naturals, holes + extra, best[0], RUN, suit=suit,
-                                          start=s, joker_values=joker_values))
+                        key = (naturals, holes + extra)
+                        old = found.get(key)
+                        if old is None or best > old[2]:
+                            found[key] = (naturals, holes + extra, best, RUN, suit, start)
 
 
 def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
     """The candidate laid out as :func:`.melds.validate` reads it, jokers declared."""
-    if c.kind == SET:
-        cards = tuple(MeldCard(card_at(types[p])) for p in c.naturals) + (
-            MeldCard(JOKER, c.rank, None),) * c.jokers
-        n = len(c.naturals)
-        return Meld(SET, cards, rank=c.rank, points=set_points(c.rank, n, c.jokers, rules))
-    length = len(c.naturals) + c.jokers
+    naturals, k, _, kind, what, start = c
+    if kind == SET:
+        assert isinstance(what, int)
+        cards = tuple(MeldCard(card_at(types[p])) for p in naturals) + (
+            MeldCard(JOKER, what, None),) * k
+        return Meld(SET, cards, rank=what, points=set_points(what, len(naturals), k, rules))
+    assert isinstance(what, str)
+    held = {card_at(types[p]).rank for p in naturals}
     tokens = tuple(
-        MeldCard(JOKER, rank_of_value(v), c.suit) if v in c.joker_values
-        else MeldCard(Card(rank_of_value(v), c.suit))
-        for v in range(c.start, c.start + length))
-    return Meld(RUN, tokens, suit=c.suit, start=c.start, points=run_points(c.start, tokens, rules))
+        MeldCard(Card(rank_of_value(v), what)) if rank_of_value(v) in held
+        else MeldCard(JOKER, rank_of_value(v), what)
+        for v in range(start, start + len(naturals) + k))
+    return Meld(RUN, tokens, suit=what, start=start, points=run_points(start, tokens, rules))
