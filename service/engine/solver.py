@@ -204,27 +204,23 @@ def _tries(found: list[_Candidate], unit: list[int], junit: int, m: int) -> list
     that end there (fewest jokers first) and its children. The search drops a whole
     branch the moment one of its cards is no longer held."""
     roots: list[_Node] = [(unit[p], [], []) for p in range(m)]
-    below: list[dict[int, _Node]] = [{} for _ in range(m)]
-    kids: dict[int, dict[int, _Node]] = {}  # id(node) -> its children by next position
-    nodes: list[_Node] = list(roots)
+    index: dict[tuple[int, ...], _Node] = {(p,): roots[p] for p in range(m)}
+
+    def node_at(path: tuple[int, ...]) -> _Node:
+        node = index.get(path)
+        if node is None:
+            parent = node_at(path[:-1])
+            node = (parent[0] + unit[path[-1]], [], [])
+            parent[2].append(node)
+            index[path] = node
+        return node
+
     for i, (naturals, k, pts, _, _, _) in enumerate(found):
-        node = roots[naturals[0]]
-        step = below[naturals[0]]
-        acc = node[0]
-        for q in naturals[1:]:
-            acc += unit[q]
-            child = step.get(q)
-            if child is None:
-                child = (acc, [], [])
-                step[q] = child
-                node[2].append(child)
-                nodes.append(child)
-                kids[id(child)] = {}
-            node = child
-            step = kids[id(child)]
-        node[1].append((k, acc + k * junit, -((len(naturals) + k) * _K_MELDED + pts), pts, i))
-    for node in nodes:
-        node[1].sort()
+        node = node_at(naturals)
+        node[1].append((k, node[0] + k * junit, -((len(naturals) + k) * _K_MELDED + pts), pts, i))
+    for node in index.values():
+        if len(node[1]) > 1:
+            node[1].sort()
     return roots
 
 
