@@ -323,9 +323,18 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 if width - holes < least:
                     break
                 for skipped in combinations(inner_held, e):
-                    kept = [at[v] for v in inner_held if v not in skipped]
-                    naturals = tuple(sorted([at[a], *kept, at[b]] if b > a else [at[a]]))
-                    hole_d = miss_d + sum(pd[v + 1] - pd[v] for v in skipped)
+                    if e:
+                        kept = [at[v] for v in inner_held if v not in skipped]
+                        hole_d = miss_d + sum(pd[v + 1] - pd[v] for v in skipped)
+                    else:
+                        kept, hole_d = [at[v] for v in inner_held], miss_d
+                    if b > a:
+                        kept.insert(0, at[a])
+                        kept.append(at[b])
+                    else:
+                        kept = [at[a]]
+                    # positions follow ranks, so only a run past the king needs sorting
+                    naturals = tuple(sorted(kept) if b > 13 else kept)
                     for extra in range(jokers - holes + 1):
                         length = width + extra
                         if length > longest:
