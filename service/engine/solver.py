@@ -174,6 +174,7 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
             laid.append(_meld(cand, types, rules))
             state -= sum(unit[q] for q in cand[0]) + cand[1] * junit
     deadwood.extend([JOKER] * (state >> jshift))
+    laid = _join_runs(laid, rules)
 
     threshold = rules.opening_min_points
     n = len(hand)
@@ -285,9 +286,12 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
     held = {t % 13 + 1: p for p, t in enumerate(types) if SUITS[t // 13] == suit}
     if not held:
         return
-    longest = rules.effective_run_max
     shortest = rules.run_min
     least = max(1, rules.run_min_naturals)
+    longest = rules.effective_run_max
+    if rules.ace != "around" and shortest - jokers >= least:
+        # every run of 2 * run_min cards or more splits in two legal runs (see _splits)
+        longest = min(longest, 2 * shortest - 1)
     jv = rules.joker_opening_value
     at = [-1] * (hi + 2)
     pv = [0] * (hi + 2)  # prefix sums of run values: value v is pv[v + 1] - pv[v]
@@ -353,10 +357,65 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                                 best, start = pts, s
                         if best == _NEG:
                             continue
+                        if length >= 2 * shortest and _splits(
+                                start, length, a, b, skipped, inner_missing, least, shortest,
+                                top_start):
+                            continue
                         key = (naturals, holes + extra)
                         old = found.get(key)
                         if old is None or best > old[2]:
                             found[key] = (naturals, holes + extra, best, RUN, suit, start)
+
+
+def _splits(start: int, length: int, a: int, b: int, skipped: Sequence[int],
+            missing: Sequence[int], least: int, shortest: int, top_start: int) -> bool:
+    """Whether this run can be cut in two runs that are each legal on their own.
+
+    Such a run is never needed: the two halves meld the same cards, and the
+    halves' own best readings are worth at least as many points (every card keeps
+    its value at its place). Leaving it out keeps the search small; the answer
+    shows long runs again by joining halves back (:func:`_join_runs`).
+    """
+    holes = set(skipped) | set(missing)
+    natural = [a <= v <= b and v not in holes for v in range(start, start + length)]
+    total = sum(natural)
+    before = sum(natural[:shortest - 1])
+    for cut in range(shortest, length - shortest + 1):
+        before += natural[cut - 1]
+        if before >= least and total - before >= least and start + cut <= top_start:
+            return True
+    return False
+
+
+def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
+    """Join runs that continue one another into one run, when the joined run is legal
+    and worth exactly what its parts were (so the arrangement's totals do not move)."""
+    out = list(laid)
+    joined = True
+    while joined:
+        joined = False
+        for i, x in enumerate(out):
+            for j, y in enumerate(out):
+                if i == j or x.kind != RUN or y.kind != RUN or x.suit != y.suit:
+                    continue
+                if len(x.cards) + len(y.cards) > rules.effective_run_max:
+                    continue
+                if rank_of_value(x.end + 1) != rank_of_value(y.start):
+                    continue
+                if rules.ace != "around" and x.end + 1 != y.start:
+                    continue
+                tokens = x.cards + y.cards
+                run = Meld(RUN, tokens, suit=x.suit, start=x.start,
+                           points=run_points(x.start, tokens, rules))
+                if run.points != x.points + y.points:
+                    continue
+                out[min(i, j)] = run
+                del out[max(i, j)]
+                joined = True
+                break
+            if joined:
+                break
+    return out
 
 
 def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:

@@ -51,22 +51,36 @@ def meld_points(cards: Sequence[Card], rules: RuleSet) -> int | None:
     return best
 
 
-def all_melds(hand: Sequence[Card], rules: RuleSet) -> dict[Multiset, int]:
-    """Every meld the hand can form (as a multiset of card indices) and its best points."""
+def all_melds(hand: Sequence[Card], rules: RuleSet, exhaustive: bool = True) -> dict[Multiset, int]:
+    """Every meld the hand can form (as a multiset of card indices) and its best points.
+
+    ``exhaustive`` tries every sub-multiset of the hand. Without it only those whose
+    natural cards share a rank or share a suit are tried (SPEC §2: a set is one
+    rank, a run one suit), which is what makes 14-card hands affordable.
+    """
+    if exhaustive:
+        groups = [list(range(len(hand)))]
+    else:
+        jokers = [i for i, c in enumerate(hand) if c.is_joker]
+        naturals = [i for i, c in enumerate(hand) if not c.is_joker]
+        keys = {("rank", hand[i].rank) for i in naturals} | {("suit", hand[i].suit) for i in naturals}
+        groups = [[i for i in naturals if getattr(hand[i], kind) == value] + jokers
+                  for kind, value in sorted(keys)]
     smallest = min(rules.set_min, rules.run_min)
     largest = max(rules.effective_set_max, rules.effective_run_max)
     out: dict[Multiset, int] = {}
     seen: set[Multiset] = set()
-    for size in range(smallest, min(len(hand), largest) + 1):
-        for combo in combinations(range(len(hand)), size):
-            cards = [hand[i] for i in combo]
-            key = tuple(sorted(c.index for c in cards))
-            if key in seen:
-                continue
-            seen.add(key)
-            pts = meld_points(cards, rules)
-            if pts is not None:
-                out[key] = pts
+    for group in groups:
+        for size in range(smallest, min(len(group), largest) + 1):
+            for combo in combinations(group, size):
+                cards = [hand[i] for i in combo]
+                key = tuple(sorted(c.index for c in cards))
+                if key in seen:
+                    continue
+                seen.add(key)
+                pts = meld_points(cards, rules)
+                if pts is not None:
+                    out[key] = pts
     return out
 
 
@@ -81,9 +95,9 @@ class Verdict:
     can_special: bool
 
 
-def judge(hand: Sequence[Card], rules: RuleSet, opened: bool) -> Verdict:
+def judge(hand: Sequence[Card], rules: RuleSet, opened: bool, exhaustive: bool = True) -> Verdict:
     """Try every collection of disjoint melds and read the answers off them."""
-    melds = sorted(all_melds(hand, rules).items())
+    melds = sorted(all_melds(hand, rules, exhaustive).items())
     by_index = {c.index: c for c in hand}
     threshold = rules.opening_min_points
     optional = rules.final_discard == "optional"

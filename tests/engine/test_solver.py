@@ -15,7 +15,7 @@ from service.engine.melds import validate
 from service.engine.rules import CATALOG, RuleSet
 from service.engine.scoring import card_value
 from service.engine.solver import Analysis, analyze
-from tests.engine.oracle import judge
+from tests.engine.oracle import all_melds, judge
 
 RULESETS = list(CATALOG.values())
 VARIANTS = [
@@ -197,3 +197,11 @@ def test_every_rank_and_suit_is_reachable() -> None:
         a = analyze(hand, rules)
         check_arrangement(hand, rules, a)
         assert a.deadwood_value == 0
+
+
+def test_the_referees_shortcut_finds_the_same_melds() -> None:
+    rng = random.Random("shortcut")
+    for rules in RULESETS + VARIANTS:
+        for _ in range(6):
+            hand = dense_hand(rng, 8, rng.randint(0, 2))
+            assert all_melds(hand, rules, exhaustive=False) == all_melds(hand, rules)
