@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 
-from service.engine.cards import Card
+from service.engine.cards import Card, card_at
 from service.engine.melds import validate
 from service.engine.rules import RuleSet
 from service.engine.scoring import card_value
@@ -51,6 +52,12 @@ def meld_points(cards: Sequence[Card], rules: RuleSet) -> int | None:
     return best
 
 
+@lru_cache(maxsize=200_000)
+def _points_of(key: Multiset, rules: RuleSet) -> int | None:
+    """:func:`meld_points` of a multiset of card indices, remembered across hands."""
+    return meld_points([card_at(i) for i in key], rules)
+
+
 def all_melds(hand: Sequence[Card], rules: RuleSet, exhaustive: bool = True) -> dict[Multiset, int]:
     """Every meld the hand can form (as a multiset of card indices) and its best points.
 
@@ -78,7 +85,7 @@ def all_melds(hand: Sequence[Card], rules: RuleSet, exhaustive: bool = True) -> 
                 if key in seen:
                     continue
                 seen.add(key)
-                pts = meld_points(cards, rules)
+                pts = _points_of(key, rules)
                 if pts is not None:
                     out[key] = pts
     return out

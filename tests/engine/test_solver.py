@@ -20,6 +20,7 @@ from tests.engine.oracle import all_melds, judge
 RULESETS = list(CATALOG.values())
 VARIANTS = [
     CATALOG["kaluki-hunt"].with_overrides({"ace": "around"}, name="around"),
+    CATALOG["kalooki-40"].with_overrides({"ace": "around"}, name="around-low-ace-1"),
     CATALOG["kaluki-hunt"].with_overrides({"ace": "low", "run_max": 4}, name="low-short"),
     CATALOG["kaluki-uk"].with_overrides(
         {"set_distinct_suits": False, "set_max": 5, "decks": 3}, name="any-suits"),
@@ -205,3 +206,40 @@ def test_the_referees_shortcut_finds_the_same_melds() -> None:
         for _ in range(6):
             hand = dense_hand(rng, 8, rng.randint(0, 2))
             assert all_melds(hand, rules, exhaustive=False) == all_melds(hand, rules)
+
+
+@pytest.mark.parametrize("rules", RULESETS + VARIANTS, ids=lambda r: r.name)
+def test_long_runs_agree_with_the_referee(rules: RuleSet) -> None:
+    """One suit, long stretches, jokers: the runs the solver leaves out (those that split in
+    two legal runs) must never change an answer."""
+    rng = random.Random(f"long/{rules.name}")
+    for n in range(6):
+        jokers = n % 3
+        suit = rng.choice(SUITS)
+        low = rng.randint(1, 13)
+        ranks = [(low + i - 1) % 13 + 1 for i in range(rng.randint(6, 8))]
+        naturals = [Card(r, suit) for r in rng.sample(ranks, len(ranks) - rng.randint(0, 2))]
+        if n % 4 == 3:
+            naturals.append(rng.choice(naturals))  # a duplicate
+        agree(naturals[:8 - jokers] + [JOKER] * jokers, rules, opened=n % 2 == 0)
+
+
+def test_long_runs_are_shown_whole() -> None:
+    hand = cards("4s 5s 6s 7s 8s 9s Ts Js 2c")
+    a = agree(hand, HUNT)
+    assert [str(m) for m in a.melds] == ["4s 5s 6s 7s 8s 9s Ts Js"]
+
+
+def test_runs_that_cannot_be_cut_are_kept() -> None:
+    two_naturals = next(r for r in VARIANTS if r.name == "two-naturals")
+    # 5h JK JK 8h 9h Th: no cut leaves two naturals and three cards on both sides
+    a = agree(cards("5h 8h 9h Th 2c") + [JOKER, JOKER], two_naturals)
+    assert a.deadwood == tuple(cards("2c"))
+    corner = next(r for r in VARIANTS if r.name == "around-low-ace-1")
+    # J Q K A 2 3: the ace counts 11 inside the run but only 1 at the head of A 2 3
+    b = agree(cards("Js Qs Ks As 2s 3s 9c"), corner)
+    assert b.points == 10 + 10 + 10 + 11 + 2 + 3
+    dear_low_ace = corner.with_overrides({"ace_low_value": 20}, name="around-low-ace-20")
+    # now J Q K and A 2 3 are worth more apart (30 + 25) than joined (46): shown apart
+    c = agree(cards("Js Qs Ks As 2s 3s 9c"), dear_low_ace)
+    assert c.points == 55 and len(c.melds) == 2
