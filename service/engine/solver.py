@@ -33,11 +33,23 @@ outside this analysis (the table is not part of the request).
 (True, True, True)
 
 How it works. The hand becomes a vector of card counts packed into one integer
-(five bits per distinct card, the jokers in the top field). Every meld the hand
-can form is listed once per distinct physical card multiset, with its best
-reading. A memoised search then takes the lowest card still held and tries
-every way to use it: as deadwood, or in each meld whose lowest card it is. Each
-remaining-cards vector is solved once, for all four questions at the same time.
+(five bits per distinct card, ordered by rank then suit, the jokers in the top
+field). Every meld the hand can form is listed once per physical card multiset
+(which naturals, how many jokers), in its best reading; runs long enough to be
+cut into two legal runs are left out, because the two halves meld the same
+cards for at least the same points (the answer joins such halves back into one
+run when that is worth exactly the same). A memoised search then takes the
+lowest card still held and tries every way to use it: as deadwood, or in each
+meld whose lowest card it is (the melds of a card are kept as a trie, so a
+branch is dropped as soon as one of its cards is gone). Each remaining-cards
+vector is solved once, for all four questions at the same time: the least
+(deadwood, -cards melded, -points), the most points of any set of melds, and
+the most points of a layout that melds every card, or all cards but one.
+
+Counts up to 15 of one card fit a field, which covers every legal deck (at most
+4 decks and 8 jokers). The work grows with the number of melds the hand can
+form; hands of the sizes the catalog deals (13 or 14 cards) take about a
+millisecond or less.
 """
 
 from __future__ import annotations
