@@ -22,7 +22,9 @@ The solver looks at the cards a player holds and answers four questions, never b
   laying every card in the turn of one's first meld.
 
 Only melds formed from the hand count: building on melds already on the table is
-outside this analysis (the table is not part of the request).
+outside this analysis (the table is not part of the request). A player who has
+opened and holds a single card can go out by discarding it; one who has not
+cannot (an opening needs a meld). An empty hand can do nothing.
 
 >>> from service.engine.cards import parse_cards
 >>> from service.engine.rules import CATALOG
