@@ -153,7 +153,7 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
             for k, mask, cost, pts, index in leaves:
                 if k > j:
                     break
-                sub = solve(state - mask)
+                sub = memo.get(state - mask) or solve(state - mask)
                 c = sub[0] + cost
                 if c < best:
                     best, choice = c, index
