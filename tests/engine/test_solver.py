@@ -243,3 +243,13 @@ def test_runs_that_cannot_be_cut_are_kept() -> None:
     # now J Q K and A 2 3 are worth more apart (30 + 25) than joined (46): shown apart
     c = agree(cards("Js Qs Ks As 2s 3s 9c"), dear_low_ace)
     assert c.points == 55 and len(c.melds) == 2
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=lambda r: r.name)
+def test_more_jokers_than_the_catalog_deals(rules: RuleSet) -> None:
+    """With four jokers in the deck runs can be mostly jokers (and cut only where the
+    halves keep a natural each)."""
+    four = rules.with_overrides({"jokers": 4}, name=rules.name + "+4-jokers")
+    rng = random.Random(f"jokers/{rules.name}")
+    for n in range(6):
+        agree(dense_hand(rng, rng.randint(6, 8), 3 + n % 2), four, opened=n % 2 == 0)
