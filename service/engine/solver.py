@@ -1,0 +1,449 @@
+"""Hand analysis: the best way to lay out a hand, found exactly (SPEC §5, ``/hands/analyze``).
+
+The solver looks at the cards a player holds and answers four questions, never by guessing:
+
+* **The arrangement.** Melds laid from the hand and the cards left over (the
+  *deadwood*), chosen so the deadwood is worth as little as possible (penalty
+  values, :func:`.scoring.card_value`). Among equally cheap arrangements the one
+  that melds more cards wins, then the one whose melds are worth more points;
+  anything still tied is settled by a fixed order, so the same cards always get
+  the same answer whatever order they were given in.
+* **Can the player open?** Some legal meld can be laid, and some set of disjoint
+  melds from the hand reaches ``opening_min_points`` (meld points as the engine
+  counts them: jokers at ``joker_opening_value``, a low ace at ``ace_low_value``).
+  With no threshold (0) one legal meld is enough.
+* **Can the player go out?** The player can end the hand with these cards: meld
+  every card but one and discard it, or — when ``final_discard`` is
+  ``optional`` — meld every card. A player who has not opened lays these melds
+  as their opening, so they must also reach the threshold (and there must be at
+  least one meld); a player who has opened needs no threshold.
+* **Can the player win specially** (Kaluki, Hunt, Kalookie)? The same as going
+  out, with melds that reach the opening threshold whatever ``opened`` says:
+  laying every card in the turn of one's first meld.
+
+Only melds formed from the hand count: building on melds already on the table is
+outside this analysis (the table is not part of the request). A player who has
+opened and holds a single card can go out by discarding it; one who has not
+cannot (an opening needs a meld). An empty hand can do nothing.
+
+>>> from service.engine.cards import parse_cards
+>>> from service.engine.rules import CATALOG
+>>> a = analyze(parse_cards(["7h", "8h", "9h", "Kc", "Kd", "JK", "2s"]), CATALOG["kaluki-hunt"])
+>>> [str(m) for m in a.melds], [str(c) for c in a.deadwood], a.deadwood_value
+(['7h 8h 9h', 'Kc Kd JK=K'], ['2s'], 2)
+>>> a.can_open, a.can_go_out, a.can_special
+(True, True, True)
+
+How it works. The hand becomes a vector of card counts packed into one integer
+(five bits per distinct card, ordered by rank then suit, the jokers in the top
+field). Every meld the hand can form is listed once per physical card multiset
+(which naturals, how many jokers), in its best reading; runs long enough to be
+cut into two legal runs are left out, because the two halves meld the same
+cards for at least the same points (the answer joins such halves back into one
+run when that is worth exactly the same). A memoised search then takes the
+lowest card still held and tries every way to use it: as deadwood, or in each
+meld whose lowest card it is (the melds of a card are kept as a trie, so a
+branch is dropped as soon as one of its cards is gone). Each remaining-cards
+vector is solved once, for all four questions at the same time: the least
+(deadwood, -cards melded, -points), the most points of any set of melds, and
+the most points of a layout that melds every card, or all cards but one.
+
+Counts up to 15 of one card fit a field, which covers every legal deck (at most
+4 decks and 8 jokers). The work grows with the number of melds the hand can
+form; hands of the sizes the catalog deals (13 or 14 cards) take about a
+millisecond or less.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations, product
+
+from .cards import JOKER, SUITS, Card, MeldCard, card_at, check_deck
+from .melds import RUN, SET, Meld, rank_of_value, run_card_value, run_points, set_points
+from .rules import RuleSet
+from .scoring import card_value
+
+__all__ = ["Analysis", "analyze"]
+
+_W = 5
+"""Bits per card-count field: four for the count, one guard bit above them."""
+_GUARD = 1 << (_W - 1)
+_NEG = -(1 << 40)
+"""Points of an impossible layout: far below anything a hand can score."""
+_K_DEAD = 1 << 40
+_K_MELDED = 1 << 20
+"""Weights that fold (deadwood, cards melded, points) into one integer to minimise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What a hand can do (SPEC §5, ``POST /v1/hands/analyze``).
+
+    ``melds`` and ``deadwood`` are the best arrangement (see the module docs);
+    ``deadwood_value`` is the deadwood's penalty value and ``melded_count`` the
+    number of cards in ``melds``. ``points`` is what ``melds`` are worth toward an
+    opening and ``opening_points`` the most any set of disjoint melds from the
+    hand is worth (0 when no meld can be formed); ``can_open`` compares it to
+    the threshold.
+    """
+
+    melds: tuple[Meld, ...]
+    deadwood: tuple[Card, ...]
+    deadwood_value: int
+    melded_count: int
+    can_open: bool
+    can_go_out: bool
+    can_special: bool
+    points: int = 0
+    opening_points: int = 0
+
+
+_Candidate = tuple[tuple[int, ...], int, int, str, object, int]
+"""A meld the hand can form: (natural positions ascending, jokers, points, kind,
+rank (sets) or suit (runs), start value (runs))."""
+
+
+def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Analysis:
+    """Analyse a hand exactly under ``rules``; ``opened`` says whether the player has
+    already made their opening (it matters only to :attr:`Analysis.can_go_out`).
+
+    Raises :class:`.cards.ImpossibleCards` when the cards cannot come from one deck.
+    """
+    hand = sorted(cards, key=lambda c: c.index)
+    check_deck(hand, rules.decks, rules.jokers)
+    counts = Counter(c.index for c in hand if not c.is_joker)
+    jokers = len(hand) - sum(counts.values())
+    types = sorted(counts, key=lambda t: (t % 13, t))
+    m = len(types)
+    unit = [1 << (_W * i) for i in range(m + 1)]
+    junit = unit[m]
+    jshift = _W * m
+    natmask = junit - 1
+    guards = sum(_GUARD << (_W * i) for i in range(m + 1))
+    state0 = sum(counts[t] * unit[i] for i, t in enumerate(types)) + jokers * junit
+
+    found = _candidates(types, counts, jokers, rules)
+    tries = _tries(found, unit, junit, m)
+    dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]
+    joker_cost = card_value(JOKER, rules) * _K_DEAD
+
+    memo: dict[int, tuple[int, int, int, int, int]] = {}
+
+    def solve(state: int) -> tuple[int, int, int, int, int]:
+        """(cost, best points, exact-partition points, one-left-over points, choice)."""
+        got = memo.get(state)
+        if got is not None:
+            return got
+        nat = state & natmask
+        j = state >> jshift
+        if not nat:
+            res = (j * joker_cost, 0, 0 if j == 0 else _NEG, 0 if j == 1 else _NEG, -1)
+            memo[state] = res
+            return res
+        p = ((nat & -nat).bit_length() - 1) // _W
+        sub = solve(state - unit[p])
+        best, most, exact, one_left, choice = sub[0] + dead_cost[p], sub[1], _NEG, sub[2], -1
+        g = state | guards
+        stack = [tries[p]]
+        while stack:
+            _, leaves, children = stack.pop()
+            for k, mask, cost, pts, index in leaves:
+                if k > j:
+                    break
+                sub = memo.get(state - mask) or solve(state - mask)
+                c = sub[0] + cost
+                if c < best:
+                    best, choice = c, index
+                if sub[1] + pts > most:
+                    most = sub[1] + pts
+                if sub[2] + pts > exact:
+                    exact = sub[2] + pts
+                if sub[3] + pts > one_left:
+                    one_left = sub[3] + pts
+            for child in children:
+                if (g - child[0]) & guards == guards:
+                    stack.append(child)
+        res = (best, most, exact, one_left, choice)
+        memo[state] = res
+        return res
+
+    _, most, exact, one_left, _ = solve(state0)
+
+    # walk the choices back into melds and deadwood
+    laid: list[Meld] = []
+    deadwood: list[Card] = []
+    state = state0
+    while state & natmask:
+        nat = state & natmask
+        p = ((nat & -nat).bit_length() - 1) // _W
+        choice = memo[state][4]
+        if choice < 0:
+            deadwood.append(card_at(types[p]))
+            state -= unit[p]
+        else:
+            cand = found[choice]
+            laid.append(_meld(cand, types, rules))
+            state -= sum(unit[q] for q in cand[0]) + cand[1] * junit
+    deadwood.extend([JOKER] * (state >> jshift))
+    laid = _join_runs(laid, rules)
+
+    threshold = rules.opening_min_points
+    n = len(hand)
+    melded = sum(len(x.cards) for x in laid)
+    exact_ok = rules.final_discard == "optional" and n >= 1 and exact >= 0
+    special = (rules.final_discard == "optional" and n >= 1 and exact >= threshold) or (
+        n >= 2 and one_left >= threshold)
+    go_out = (exact_ok or one_left >= 0) if opened else special
+    return Analysis(
+        melds=tuple(laid),
+        deadwood=tuple(deadwood),
+        deadwood_value=sum(card_value(c, rules) for c in deadwood),
+        melded_count=melded,
+        can_open=melded > 0 and most >= threshold,
+        can_go_out=go_out,
+        can_special=special,
+        points=sum(x.points for x in laid),
+        opening_points=most if melded > 0 else 0,
+    )
+
+
+_Node = tuple[int, list[tuple[int, int, int, int, int]], list["_Node"]]
+
+
+def _tries(found: list[_Candidate], unit: list[int], junit: int, m: int) -> list[_Node]:
+    """Per lowest card, the melds that start with it as a trie on their other naturals:
+    a node holds the natural cards of its path (as a packed count vector), the melds
+    that end there (fewest jokers first) and its children. The search drops a whole
+    branch the moment one of its cards is no longer held."""
+    roots: list[_Node] = [(unit[p], [], []) for p in range(m)]
+    index: dict[tuple[int, ...], _Node] = {(p,): roots[p] for p in range(m)}
+
+    def node_at(path: tuple[int, ...]) -> _Node:
+        node = index.get(path)
+        if node is None:
+            parent = node_at(path[:-1])
+            node = (parent[0] + unit[path[-1]], [], [])
+            parent[2].append(node)
+            index[path] = node
+        return node
+
+    for i, (naturals, k, pts, _, _, _) in enumerate(found):
+        node = node_at(naturals)
+        node[1].append((k, node[0] + k * junit, -((len(naturals) + k) * _K_MELDED + pts), pts, i))
+    for node in index.values():
+        if len(node[1]) > 1:
+            node[1].sort()
+    return roots
+
+
+# -- the melds a hand can form -------------------------------------------------------------
+
+def _candidates(types: list[int], counts: Counter[int], jokers: int,
+                rules: RuleSet) -> list[_Candidate]:
+    """Every meld these cards can form, once per physical card multiset (the natural
+    cards and how many jokers), in the reading worth the most points (a set before a
+    run, then the lower run, on equal points, as :func:`.melds.validate` prefers)."""
+    found: dict[tuple[tuple[int, ...], int], _Candidate] = {}
+    _sets(types, counts, jokers, rules, found)
+    for suit in SUITS:
+        _runs(suit, types, jokers, rules, found)
+    return list(found.values())
+
+
+def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
+          found: dict[tuple[tuple[int, ...], int], _Candidate]) -> None:
+    """Sets: naturals of one rank (one of each suit when ``set_distinct_suits``),
+    topped up with jokers, ``set_min``..``set_max`` cards, enough naturals."""
+    by_rank: dict[int, list[int]] = {}
+    for p, t in enumerate(types):
+        by_rank.setdefault(t % 13 + 1, []).append(p)
+    least = max(1, rules.set_min_naturals)
+    most = rules.effective_set_max
+    for rank, positions in by_rank.items():
+        choices: list[tuple[int, ...]] = []
+        if rules.set_distinct_suits:
+            for n in range(1, len(positions) + 1):
+                choices.extend(combinations(positions, n))
+        else:
+            for mult in product(*(range(counts[types[p]] + 1) for p in positions)):
+                chosen = tuple(p for p, k in zip(positions, mult, strict=True) for _ in range(k))
+                if chosen:
+                    choices.append(chosen)
+        for chosen in choices:
+            n = len(chosen)
+            if n < least or n > most:
+                continue
+            for k in range(max(0, rules.set_min - n), min(jokers, most - n) + 1):
+                found[chosen, k] = (chosen, k, set_points(rank, n, k, rules), SET, rank, 0)
+
+
+def _value_line(rules: RuleSet) -> tuple[int, int, int]:
+    """(lowest value, highest value, highest start) a run may use under ``rules.ace``."""
+    if rules.ace == "around":
+        return 1, 13 + rules.effective_run_max - 1, 13
+    if rules.ace == "high":
+        return 2, 14, 14
+    if rules.ace == "low":
+        return 1, 13, 13
+    return 1, 14, 14
+
+
+def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
+          found: dict[tuple[tuple[int, ...], int], _Candidate]) -> None:
+    """Runs in ``suit``: a lowest and a highest natural, the naturals between them
+    that the run keeps, jokers for every value it does not (held or not), and
+    any spare jokers beyond either end, as far as the ace rule allows."""
+    lo, hi, top_start = _value_line(rules)
+    held = {t % 13 + 1: p for p, t in enumerate(types) if SUITS[t // 13] == suit}
+    if not held:
+        return
+    shortest = rules.run_min
+    least = max(1, rules.run_min_naturals)
+    longest = rules.effective_run_max
+    if rules.ace != "around" and shortest - jokers >= least:
+        # every run of 2 * run_min cards or more splits in two legal runs (see _splits)
+        longest = min(longest, 2 * shortest - 1)
+    jv = rules.joker_opening_value
+    at = [-1] * (hi + 2)
+    pv = [0] * (hi + 2)  # prefix sums of run values: value v is pv[v + 1] - pv[v]
+    pd = [0] * (hi + 2)  # prefix sums of (a joker's points - the natural's) at each value
+    for v in range(lo, hi + 1):
+        at[v] = held.get(rank_of_value(v), -1)
+        rv = run_card_value(v, rules)
+        pv[v + 1] = pv[v] + rv
+        pd[v + 1] = pd[v] + (0 if jv == "represented" else int(jv) - rv)
+    for a in range(lo, hi + 1):
+        if at[a] < 0 or a - jokers > top_start:
+            continue
+        inner_held: list[int] = []
+        inner_missing: list[int] = []
+        miss_d = 0
+        for b in range(a, min(hi, a + longest - 1) + 1):
+            if b - 1 > a:
+                if at[b - 1] >= 0:
+                    inner_held.append(b - 1)
+                else:
+                    inner_missing.append(b - 1)
+                    miss_d += pd[b] - pd[b - 1]
+            spare = jokers - len(inner_missing)
+            if spare < 0:
+                break
+            if at[b] < 0:
+                continue
+            width = b - a + 1
+            if width + spare < shortest:
+                continue
+            for e in range(min(spare, len(inner_held)) + 1):
+                holes = len(inner_missing) + e
+                if width - holes < least:
+                    break
+                for skipped in combinations(inner_held, e):
+                    if e:
+                        kept = [at[v] for v in inner_held if v not in skipped]
+                        hole_d = miss_d + sum(pd[v + 1] - pd[v] for v in skipped)
+                    else:
+                        kept, hole_d = [at[v] for v in inner_held], miss_d
+                    if b > a:
+                        kept.insert(0, at[a])
+                        kept.append(at[b])
+                    else:
+                        kept = [at[a]]
+                    # positions follow ranks, so only a run past the king needs sorting
+                    naturals = tuple(sorted(kept) if b > 13 else kept)
+                    for extra in range(jokers - holes + 1):
+                        length = width + extra
+                        if length > longest:
+                            break
+                        if length < shortest:
+                            continue
+                        best = _NEG
+                        start = 0
+                        for under in range(extra + 1):
+                            s, end = a - under, b + extra - under
+                            if s < lo or s > top_start or end > hi:
+                                continue
+                            pts = (pv[end + 1] - pv[s] + hole_d
+                                   + pd[a] - pd[s] + pd[end + 1] - pd[b + 1])
+                            if pts > best:
+                                best, start = pts, s
+                        if best == _NEG:
+                            continue
+                        if length >= 2 * shortest and _splits(
+                                start, length, a, b, skipped, inner_missing, least, shortest,
+                                top_start):
+                            continue
+                        key = (naturals, holes + extra)
+                        old = found.get(key)
+                        if old is None or best > old[2]:
+                            found[key] = (naturals, holes + extra, best, RUN, suit, start)
+
+
+def _splits(start: int, length: int, a: int, b: int, skipped: Sequence[int],
+            missing: Sequence[int], least: int, shortest: int, top_start: int) -> bool:
+    """Whether this run can be cut in two runs that are each legal on their own.
+
+    Such a run is never needed: the two halves meld the same cards, and the
+    halves' own best readings are worth at least as many points (every card keeps
+    its value at its place). Leaving it out keeps the search small; the answer
+    shows long runs again by joining halves back (:func:`_join_runs`).
+    """
+    holes = set(skipped) | set(missing)
+    natural = [a <= v <= b and v not in holes for v in range(start, start + length)]
+    total = sum(natural)
+    before = sum(natural[:shortest - 1])
+    for cut in range(shortest, length - shortest + 1):
+        before += natural[cut - 1]
+        if before >= least and total - before >= least and start + cut <= top_start:
+            return True
+    return False
+
+
+def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
+    """Join runs that continue one another into one run, when the joined run is legal
+    and worth exactly what its parts were (so the arrangement's totals do not move)."""
+    out = list(laid)
+    joined = True
+    while joined:
+        joined = False
+        for i, x in enumerate(out):
+            for j, y in enumerate(out):
+                if i == j or x.kind != RUN or y.kind != RUN or x.suit != y.suit:
+                    continue
+                if len(x.cards) + len(y.cards) > rules.effective_run_max:
+                    continue
+                if rank_of_value(x.end + 1) != rank_of_value(y.start):
+                    continue
+                if rules.ace != "around" and x.end + 1 != y.start:
+                    continue
+                tokens = x.cards + y.cards
+                run = Meld(RUN, tokens, suit=x.suit, start=x.start,
+                           points=run_points(x.start, tokens, rules))
+                if run.points != x.points + y.points:
+                    continue
+                out[min(i, j)] = run
+                del out[max(i, j)]
+                joined = True
+                break
+            if joined:
+                break
+    return out
+
+
+def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
+    """The candidate laid out as :func:`.melds.validate` reads it, jokers declared."""
+    naturals, k, _, kind, what, start = c
+    if kind == SET:
+        assert isinstance(what, int)
+        cards = tuple(MeldCard(card_at(types[p])) for p in naturals) + (
+            MeldCard(JOKER, what, None),) * k
+        return Meld(SET, cards, rank=what, points=set_points(what, len(naturals), k, rules))
+    assert isinstance(what, str)
+    held = {card_at(types[p]).rank for p in naturals}
+    tokens = tuple(
+        MeldCard(Card(rank_of_value(v), what)) if rank_of_value(v) in held
+        else MeldCard(JOKER, rank_of_value(v), what)
+        for v in range(start, start + len(naturals) + k))
+    return Meld(RUN, tokens, suit=what, start=start, points=run_points(start, tokens, rules))
