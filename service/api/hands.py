@@ -1,4 +1,4 @@
-"""POST /v1/hands/score (SPEC §6)."""
+"""POST /v1/hands/score (SPEC §6) and POST /v1/hands/analyze (SPEC §5)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,23 @@ from flask import current_app
 from marshmallow import Schema, fields, validate
 
 from ..engine.scoring import FINISHES, ScoringError, score_hand
-from .common import StrictSchema, card_list, cards_at, rules_of, ruleset_field
+from ..engine.solver import analyze as solve
+from .common import (
+    MeldSchema,
+    StrictSchema,
+    card_list,
+    cards_at,
+    deck_check,
+    render_meld,
+    rules_of,
+    ruleset_field,
+)
 from .jsonio import dumps
 from .parsing import Blueprint
-from .problems import from_engine
+from .problems import Problem, from_engine
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
-                description="Whole hands: score the end of a hand.")
+                description="Whole hands: score the end of a hand, find the best arrangement.")
 
 
 class PlayerCardsSchema(StrictSchema):
@@ -62,3 +72,44 @@ def score(args: dict[str, Any]):
     """Score a finished hand from the cards each player still holds."""
     rules = rules_of(args["ruleset"])
     return current_app.response_class(dumps(score_body(args, rules)), mimetype="application/json")
+
+
+class AnalyzeSchema(StrictSchema):
+    ruleset = ruleset_field()
+    cards = card_list(required=True, metadata={
+        "description": "the hand: at most hand_size + 1 cards (a hand after its draw)",
+        "example": ["9c", "Tc", "Jc", "Qc", "Kh", "Ks", "JK", "2d", "5s"]})
+    opened = fields.Boolean(load_default=False, metadata={
+        "description": "the player has already opened (no threshold for going out)"})
+
+
+class AnalyzeResponse(Schema):
+    melds = fields.List(fields.Nested(MeldSchema))
+    deadwood = fields.List(fields.String())
+    deadwood_value = fields.Integer()
+    melded_count = fields.Integer()
+    can_open = fields.Boolean()
+    can_go_out = fields.Boolean()
+    can_special = fields.Boolean()
+
+
+@blp.route("/analyze", methods=["POST"])
+@blp.arguments(AnalyzeSchema())
+@blp.response(200, AnalyzeResponse)
+def analyze(args: dict[str, Any]):
+    """The best arrangement of a hand (lowest deadwood, then most cards melded), found
+    exactly, and whether the player can open, go out, or win specially."""
+    rules = rules_of(args["ruleset"])
+    cards = cards_at(args["cards"], "cards")
+    limit = rules.hand_size + 1
+    if len(cards) > limit:
+        raise Problem(422, "hand-too-large", f"a hand holds at most {limit} cards under "
+                      f"{rules.name}, not {len(cards)}", errors={"cards": [f"at most {limit} cards"]},
+                      nl=f"Een hand heeft onder deze regels hoogstens {limit} kaarten.")
+    deck_check(cards, rules, "cards")
+    a = solve(cards, rules, args["opened"])
+    body = {"melds": [render_meld(x, rules) for x in a.melds],
+            "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
+            "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,
+            "can_special": a.can_special}
+    return current_app.response_class(dumps(body), mimetype="application/json")

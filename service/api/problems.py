@@ -47,6 +47,7 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "deal-size": ("Wrong deal size", "Verkeerd aantal gedeelde kaarten"),
     "unknown-player": ("Unknown player", "Onbekende speler"),
     "missing-card": ("Missing card", "Ontbrekende kaart"),
+    "hand-too-large": ("Hand too large", "Hand te groot"),
     "internal-error": ("Internal error", "Interne fout"),
     "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),
 }

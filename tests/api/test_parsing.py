@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from service.api.hands import ScoreSchema
+from service.api.hands import AnalyzeSchema, ScoreSchema
 from service.api.jokers import ReleaseSchema
 from service.api.melds import BuildSchema, OpeningSchema, ValidateSchema
 from service.api.parsing import FastLoader
@@ -22,6 +22,7 @@ SCHEMAS = {
     "/v1/melds/build": BuildSchema(),
     "/v1/jokers/release": ReleaseSchema(),
     "/v1/hands/score": ScoreSchema(),
+    "/v1/hands/analyze": AnalyzeSchema(),
 }
 
 leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.sampled_from(

@@ -193,6 +193,7 @@ VALID_BODIES = {
     "/v1/jokers/release": {"ruleset": "kaluki-51", "meld": ["9c", "Tc", "JK", "Qc"], "cards": ["Jc"]},
     "/v1/hands/score": {"ruleset": "kaluki-51", "winner": "a", "finish": "out",
                         "players": [{"id": "a", "cards": []}, {"id": "b", "cards": ["2c"]}]},
+    "/v1/hands/analyze": {"ruleset": "kaluki-51", "cards": ["9c", "Tc", "JK", "Qc", "2d", "2s"]},
 }
 ENDPOINTS = list(VALID_BODIES)
 
@@ -268,7 +269,8 @@ def test_unknown_field_is_422(client, path: str) -> None:
     assert "colour" in body["errors"]
 
 
-@pytest.mark.parametrize("path", ["/v1/melds/validate", "/v1/melds/build", "/v1/jokers/release"])
+@pytest.mark.parametrize("path", ["/v1/melds/validate", "/v1/melds/build", "/v1/jokers/release",
+                                  "/v1/hands/analyze"])
 def test_unknown_card_is_422(client, path: str) -> None:
     body = {**VALID_BODIES[path], "cards": ["Zz"]}
     assert_problem(post(client, path, body), 422, "invalid-card")
@@ -346,3 +348,30 @@ def test_rule_set_problems_in_dutch(client, body, code) -> None:
     problem = assert_problem(resp, 422, code)
     assert problem["detail"].startswith("Onbekende")
     assert resp.headers["Content-Language"] == "nl"
+
+
+def test_analyze(client) -> None:
+    """SPEC §5: the best arrangement, exactly; S0: 51 to open with a joker counting 25."""
+    body = post(client, "/v1/hands/analyze", {"ruleset": "kaluki-51", "cards": [
+        "9c", "Tc", "Jc", "Qc", "Kh", "Ks", "JK", "2d", "5s", "Ah", "2h", "3h", "4h", "8d"]}).get_json()
+    assert body["deadwood_value"] == 15 and sorted(body["deadwood"]) == ["2d", "5s", "8d"]
+    assert body["melded_count"] == 11
+    assert (body["can_open"], body["can_go_out"], body["can_special"]) == (True, False, False)
+    assert {"kind": "set", "cards": ["Kh", "Ks", "JK=K"], "rank": "K", "points": 45,
+            "jokers": [{"index": 2, "as": "K"}], "closed": False} in body["melds"]
+
+
+def test_analyze_going_out_needs_the_opening_unless_opened(client) -> None:
+    """S0/pagat: the melds that go out are the opening when the player has not opened."""
+    hand = ["2c", "3c", "4c", "5d", "6d", "7d", "9s"]
+    closed = post(client, "/v1/hands/analyze", {"ruleset": "kaluki-uk", "cards": hand}).get_json()
+    opened = post(client, "/v1/hands/analyze", {"ruleset": "kaluki-uk", "cards": hand,
+                                                 "opened": True}).get_json()
+    assert closed["can_go_out"] is False and closed["can_special"] is False
+    assert opened["can_go_out"] is True and opened["can_special"] is False
+
+
+def test_analyze_caps_the_hand(client) -> None:
+    cards = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c", "Tc", "Jc", "Qc", "Kc", "Ac", "2d", "3d"]
+    assert_problem(post(client, "/v1/hands/analyze", {"ruleset": "kaluki-51", "cards": cards}),
+                   422, "hand-too-large")
