@@ -27,6 +27,10 @@ control_socket = os.environ.get(
     f"/tmp/kaluki-gunicorn-{os.environ.get('PORT', '8000')}.ctl")
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 
+# /metrics sums every worker's numbers through files in this directory (cleared at start)
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
+                      f"/tmp/kaluki-metrics-{os.environ.get('PORT', '8000')}")
+
 
 def on_starting(server):  # noqa: ARG001 - gunicorn hook signature
     """Prometheus multiprocess mode needs a clean shared directory per server start.
@@ -47,6 +51,6 @@ def on_starting(server):  # noqa: ARG001 - gunicorn hook signature
 
 def child_exit(server, worker):  # noqa: ARG001 - gunicorn hook signature
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_flask_exporter.multiprocess import GunicornPrometheusMetrics
+        from prometheus_client import multiprocess
 
-        GunicornPrometheusMetrics.mark_process_dead_on_child_exit(worker.pid)
+        multiprocess.mark_process_dead(worker.pid)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
 from marshmallow import Schema, fields, validate
 
 from ..engine.scoring import FINISHES, ScoringError, score_hand
@@ -19,7 +18,7 @@ from .common import (
     rules_of,
     ruleset_field,
 )
-from .jsonio import dumps
+from .jsonio import json_response
 from .parsing import Blueprint
 from .problems import Problem, from_engine
 
@@ -71,7 +70,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
 def score(args: dict[str, Any]):
     """Score a finished hand from the cards each player still holds."""
     rules = rules_of(args["ruleset"])
-    return current_app.response_class(dumps(score_body(args, rules)), mimetype="application/json")
+    return json_response(score_body(args, rules))
 
 
 class AnalyzeSchema(StrictSchema):
@@ -112,4 +111,4 @@ def analyze(args: dict[str, Any]):
             "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
             "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,
             "can_special": a.can_special}
-    return current_app.response_class(dumps(body), mimetype="application/json")
+    return json_response(body)

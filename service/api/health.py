@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from .jsonio import dumps
+from .jsonio import dumps, json_response
 from .parsing import Blueprint
 
 blp = Blueprint("health", __name__, description="Probes for orchestrators.")
@@ -13,7 +13,7 @@ blp = Blueprint("health", __name__, description="Probes for orchestrators.")
 @blp.route("/healthz")
 def healthz():
     """The process is alive."""
-    return current_app.response_class(dumps({"status": "ok"}), mimetype="application/json")
+    return json_response({"status": "ok"})
 
 
 @blp.route("/readyz")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
 from marshmallow import Schema, fields
 
 from ..engine import melds as m
@@ -21,7 +20,7 @@ from .common import (
     ruleset_field,
     table_meld_at,
 )
-from .jsonio import dumps
+from .jsonio import json_response
 from .parsing import Blueprint
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
@@ -58,4 +57,4 @@ def release(args: dict[str, Any]):
     body = {"legal": ruling.legal, "released": ruling.released,
             "meld": render_meld(ruling.meld, rules), "closed": m.is_closed(ruling.meld, rules),
             "must_use": rules.released_joker, "violations": render_violations(ruling.violations)}
-    return current_app.response_class(dumps(body), mimetype="application/json")
+    return json_response(body)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..engine import melds as m
@@ -22,7 +21,7 @@ from .common import (
     ruleset_field,
     table_meld_at,
 )
-from .jsonio import dumps
+from .jsonio import json_response
 from .parsing import Blueprint, FastField
 from .problems import Problem
 
@@ -34,7 +33,7 @@ KIND = fields.String(validate=validate.OneOf(["set", "run"]), load_default=None,
 
 
 def _json(body: dict[str, Any]):
-    return current_app.response_class(dumps(body), mimetype="application/json")
+    return json_response(body)
 
 
 class ValidateSchema(StrictSchema):

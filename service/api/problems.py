@@ -8,10 +8,13 @@ English, or Dutch when the client prefers ``nl`` (``Accept-Language``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from flask import Flask, Response, request
+from werkzeug.datastructures import LanguageAccept
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import parse_accept_header
 
 from ..engine.cards import CardError, ImpossibleCards, InvalidCard
 from ..engine.rules import RuleSetError
@@ -84,9 +87,15 @@ _NL_ENGINE: Mapping[str, str] = {
 def language() -> str:
     """``nl`` when the client prefers Dutch, else ``en``."""
     try:
-        best = request.accept_languages.best_match(["en", "nl"], default="en")
+        header = request.environ.get("HTTP_ACCEPT_LANGUAGE")
     except RuntimeError:  # outside a request
         return "en"
+    return _best_language(header) if header else "en"
+
+
+@lru_cache(maxsize=256)
+def _best_language(header: str) -> str:
+    best = LanguageAccept(parse_accept_header(header)).best_match(["en", "nl"], default="en")
     return "nl" if best == "nl" else "en"
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import orjson
-from flask import current_app, request
+from flask import request
 from marshmallow import Schema, fields
 
 from ..engine import referee as ref
@@ -29,7 +29,7 @@ from .common import (
     ruleset_field,
     table_meld_at,
 )
-from .jsonio import dumps
+from .jsonio import json_response
 from .parsing import Blueprint
 from .problems import Problem, from_engine
 
@@ -146,7 +146,7 @@ class TurnCheckResponse(Schema):
 # -- helpers ---------------------------------------------------------------------------
 
 def _json(body: dict[str, Any]):
-    return current_app.response_class(dumps(body), mimetype="application/json")
+    return json_response(body)
 
 
 def _engine(fn: Callable[[], T]) -> T:

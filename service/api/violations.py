@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from flask import current_app
 from marshmallow import Schema, fields
 
 from ..engine import violations as v
-from .jsonio import dumps
+from .jsonio import json_response
 from .parsing import Blueprint
 
 blp = Blueprint("violations", __name__, url_prefix="/v1/violations",
@@ -30,4 +29,4 @@ def list_violations():
     """Every violation code, the rule it stands for and its message templates."""
     body = {"violations": [{"code": c.code, "rule": c.rule, "message": {"en": c.en, "nl": c.nl}}
                            for c in v.CODES.values()]}
-    return current_app.response_class(dumps(body), mimetype="application/json")
+    return json_response(body)

@@ -375,3 +375,16 @@ def test_analyze_caps_the_hand(client) -> None:
     cards = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c", "Tc", "Jc", "Qc", "Kc", "Ac", "2d", "3d"]
     assert_problem(post(client, "/v1/hands/analyze", {"ruleset": "kaluki-51", "cards": cards}),
                    422, "hand-too-large")
+
+
+def test_cors_for_browsers(client) -> None:
+    """Browser frontends (with Origin) get CORS headers, preflights included."""
+    resp = post(client, "/v1/melds/validate", VALID_BODIES["/v1/melds/validate"],
+                headers={"Origin": "https://table.example"})
+    assert resp.headers["Access-Control-Allow-Origin"] in ("*", "https://table.example")
+    pre = client.options("/v1/hands/score", headers={
+        "Origin": "https://table.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "Content-Type"})
+    assert pre.status_code == 200 and "POST" in pre.headers["Access-Control-Allow-Methods"]
+    plain = post(client, "/v1/melds/validate", VALID_BODIES["/v1/melds/validate"])
+    assert "Access-Control-Allow-Origin" not in plain.headers
