@@ -21,7 +21,6 @@ Values run 1..14 where the ace is 1 at the low end and 14 above the king; under
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -239,13 +238,16 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
     assert suit is not None
     if any(c.suit != suit for c in naturals):
         return Violation("mixed-suits")
-    for rank, count in Counter(c.rank for c in naturals).items():
-        if count > 1:
-            return Violation("duplicate-rank", {"rank": RANKS[rank - 1]})
+    ranks = [c.rank for c in naturals]
+    if len(set(ranks)) != len(ranks):
+        dup = next(r for r in ranks if ranks.count(r) > 1)
+        return Violation("duplicate-rank", {"rank": RANKS[dup - 1]})
     readings: dict[tuple[int, int], Meld] = {}
     for seq in (list(tokens), list(reversed(tokens))):
         for s in _run_starts(seq, suit, rules.ace):
             readings.setdefault((s, len(seq)), _make_run(seq, s, suit, rules))
+        if readings and len(naturals) > 1:
+            break  # two naturals fix the direction: 13 is prime, so no run reads both ways
     if readings:
         return list(readings.values())
     return _diagnose_run(tokens, suit, rules)
