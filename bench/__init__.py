@@ -1,0 +1,1 @@
+"""HTTP load benchmarks and engine micro-benchmarks (``make bench``; see docs/bench.md)."""

@@ -1,0 +1,405 @@
+"""``make bench``: HTTP load benchmarks, worker-model comparison, memory, micro-benchmarks.
+
+Everything is written to ``bench/RESULTS.md`` (sections) and the raw numbers to
+``bench/results/http.json``. See docs/bench.md. Only 127.0.0.1 is targeted and
+every load loop is bounded by time (and, for memory, by a request count).
+
+    python -m bench.run                      # everything (about 6-8 minutes)
+    python -m bench.run --duration 3 --warmup 1 --skip-workers --skip-memory   # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict
+from pathlib import Path
+
+from . import loadgen
+from .loadgen import Result, Target
+from .server import BASELINE_APP, ROOT, SERVICE_APP, Server, rss_kib
+
+BENCH = ROOT / "bench"
+BODIES = BENCH / "bodies"
+RESULTS_DIR = BENCH / "results"
+RESULTS_MD = BENCH / "RESULTS.md"
+
+# name, path, body file, OpenAPI path that must exist (None: always there)
+ENDPOINTS = [
+    ("validate", "/v1/melds/validate", "validate.json"),
+    ("opening", "/v1/melds/opening", "opening.json"),
+    ("score", "/v1/hands/score", "score.json"),
+    ("analyze", "/v1/hands/analyze", "analyze.json"),
+    ("adjudicate", "/v1/hands/adjudicate", "adjudicate.json"),
+]
+LEDGER_RE = re.compile(r"^/v1/matches/\{[^}/]+\}/hands$")
+
+# (label, workers, threads) compared for the "Worker model" section
+WORKER_MODELS = [("sync", 2, 1), ("sync", 3, 1), ("sync", 4, 1), ("sync", 5, 1),
+                 ("gthread", 2, 4)]
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# -- HTTP helpers ----------------------------------------------------------------------
+
+def http_json(url: str, body: bytes | None = None, headers: dict[str, str] | None = None,
+              method: str | None = None) -> tuple[int, object]:
+    req = urllib.request.Request(url, data=body, method=method or ("POST" if body else "GET"),
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            status, raw = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        status, raw = e.code, e.read()
+    try:
+        return status, json.loads(raw or b"null")
+    except ValueError:
+        return status, raw[:300].decode("utf-8", "replace")
+
+
+def served_paths(url: str) -> dict[str, set[str]]:
+    """``{path: {methods}}`` from the served /openapi.json."""
+    status, doc = http_json(url + "/openapi.json")
+    if status != 200 or not isinstance(doc, dict):
+        raise RuntimeError(f"/openapi.json answered {status}")
+    return {p: {m.upper() for m in ops} for p, ops in doc.get("paths", {}).items()}
+
+
+def ledger_target(url: str, paths: dict[str, set[str]], notes: list[str]) -> Target | None:
+    hands = next((p for p, ms in paths.items() if LEDGER_RE.match(p) and "POST" in ms), None)
+    if hands is None or "POST" not in paths.get("/v1/matches", set()):
+        notes.append("`POST /v1/matches/{id}/hands`: not in this app's /openapi.json yet, skipped.")
+        return None
+    create = (BODIES / "match_create.json").read_bytes()
+    status, doc = http_json(url + "/v1/matches", create)
+    if status != 201:  # the override may be refused: fall back to the plain rule set
+        body = json.loads(create)
+        body["ruleset"] = "kaluki-51"
+        status, doc = http_json(url + "/v1/matches", json.dumps(body).encode())
+        notes.append("ledger: match created without the goal_points override "
+                     "(appends may stop at 409 once the match is won).")
+    if status != 201 or not isinstance(doc, dict) or "id" not in doc or "token" not in doc:
+        notes.append(f"ledger: creating a match answered {status} {str(doc)[:200]}; skipped.")
+        return None
+    path = re.sub(r"\{[^}]+\}", str(doc["id"]), hands)
+    return Target("ledger append", path, BODIES / "match_hand.json", token=str(doc["token"]),
+                  idempotency=True)
+
+
+def probe(url: str, target: Target, notes: list[str]) -> None:
+    headers = {}
+    if target.token:
+        headers["Authorization"] = f"Bearer {target.token}"
+    if target.idempotency:
+        headers["Idempotency-Key"] = f"bench-probe-{time.time_ns()}"
+    status, doc = http_json(url + target.path, target.body, headers)
+    if not 200 <= status < 300:
+        notes.append(f"`{target.name}`: the bench body answered {status} "
+                     f"({str(doc)[:240]}); its numbers measure that error path.")
+
+
+def measure(url: str, target: Target, args: argparse.Namespace, max_requests: int = 0) -> Result:
+    if args.warmup > 0:
+        loadgen.run(url, target, args.warmup, args.connections, use_wrk=args.use_wrk)
+    r = loadgen.run(url, target, args.duration, args.connections, max_requests=max_requests,
+                    use_wrk=args.use_wrk)
+    log(f"{target.name:16s} {r.rps:8.0f} rps  p50 {r.p50_ms:6.2f} ms  p99 {r.p99_ms:6.2f} ms"
+        f"  non2xx {r.non2xx}  errors {r.socket_errors}")
+    return r
+
+
+# -- sections --------------------------------------------------------------------------
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    wrk = "absent (pure-Python fallback)"
+    if shutil.which("wrk"):
+        out = subprocess.run(["wrk", "--version"], capture_output=True, text=True, check=False)
+        wrk = (out.stdout or out.stderr).splitlines()[0].split("Copyright")[0].strip()
+    versions = {}
+    for mod in ("flask", "flask_smorest", "marshmallow", "gunicorn", "werkzeug"):
+        try:
+            from importlib.metadata import version
+            versions[mod] = version(mod.replace("_", "-"))
+        except Exception:  # noqa: BLE001 - informative only
+            versions[mod] = "?"
+    return {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "cpu": cpu, "cores": str(os.cpu_count()),
+            "python": platform.python_version(), "os": platform.platform(terse=True),
+            "wrk": wrk, "versions": ", ".join(f"{k} {v}" for k, v in versions.items())}
+
+
+def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Result, list[Result]]:
+    results: list[Result] = []
+    with Server(SERVICE_APP) as srv:
+        paths = served_paths(srv.url)
+        targets = []
+        for name, path, body in ENDPOINTS:
+            if path not in paths:
+                notes.append(f"`{path}`: not in this app's /openapi.json yet, skipped.")
+                continue
+            targets.append(Target(name, path, BODIES / body))
+        ledger = ledger_target(srv.url, paths, notes)
+        if ledger:
+            targets.append(ledger)
+        for t in targets:
+            if args.only and t.name not in args.only:
+                continue
+            probe(srv.url, t, notes)
+            results.append(measure(srv.url, t, args))
+        workers = len(srv.worker_pids())
+    with Server(BASELINE_APP) as base:
+        baseline = measure(base.url, Target("baseline (bare Flask)", "/echo",
+                                            BODIES / "validate.json"), args)
+    notes.append(f"server: deploy/gunicorn.conf.py defaults ({workers} workers); "
+                 f"{args.connections} connections; {args.warmup:g} s warm-up, "
+                 f"{args.duration:g} s measured per endpoint; tool: {baseline.tool}.")
+    return baseline, results
+
+
+def workers_section(args: argparse.Namespace) -> list[dict]:
+    rows = []
+    validate = Target("validate", "/v1/melds/validate", BODIES / "validate.json")
+    base = Target("baseline", "/echo", BODIES / "validate.json")
+    for kind, workers, threads in WORKER_MODELS:
+        label = f"{kind} {workers}" + (f"x{threads}" if threads > 1 else "")
+        row: dict = {"model": label, "workers": workers, "threads": threads}
+        with Server(SERVICE_APP, workers=workers, threads=threads) as srv:
+            row["validate"] = asdict(measure(srv.url, validate, args))
+            row["rss_kib"] = sum(rss_kib(p) for p in srv.worker_pids())
+        with Server(BASELINE_APP, workers=workers, threads=threads) as srv:
+            row["baseline"] = asdict(measure(srv.url, base, args))
+        rows.append(row)
+    return rows
+
+
+def pick_winner(rows: list[dict]) -> dict:
+    """Best /v1/melds/validate throughput; within 3% of it, the lower p99, then fewer workers."""
+    best = max(r["validate"]["requests"] / r["validate"]["duration_s"] for r in rows)
+    close = [r for r in rows if r["validate"]["requests"] / r["validate"]["duration_s"]
+             >= 0.97 * best]
+    return min(close, key=lambda r: (r["validate"]["p99_ms"], r["workers"] * r["threads"]))
+
+
+def memory_section(args: argparse.Namespace) -> dict:
+    """RSS of every worker after N1 and N2 requests to /v1/melds/validate (exact counts)."""
+    target = Target("validate", "/v1/melds/validate", BODIES / "validate.json")
+    out: dict = {"checkpoints": []}
+    done = 0
+    with Server(SERVICE_APP) as srv:
+        pids = srv.worker_pids()
+        out["start"] = {str(p): rss_kib(p) for p in pids}
+        for goal in args.memory_requests:
+            # the pure-Python generator stops at an exact count; bounded by time as well
+            r = loadgen.run_python(srv.url, target, duration=args.memory_timeout,
+                                   connections=args.connections, max_requests=goal - done)
+            done += r.requests
+            now = {str(p): rss_kib(p) for p in srv.worker_pids()}
+            out["checkpoints"].append({"requests": done, "rss_kib": now, "rps": r.rps,
+                                       "non2xx": r.non2xx})
+            log(f"memory: after {done} requests RSS (KiB) {now}")
+        out["same_workers"] = sorted(srv.worker_pids()) == sorted(pids)
+    return out
+
+
+def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Run every bench/*_bench.py (its ``main()`` writes bench/results/<name>.md)."""
+    out = []
+    for path in sorted(BENCH.glob("*_bench.py")):
+        mod = path.stem
+        name = mod.removesuffix("_bench")
+        log(f"micro-benchmark {mod}")
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run([sys.executable, "-c", f"import bench.{mod} as m; m.main()"],
+                                  cwd=ROOT, capture_output=True, text=True,
+                                  timeout=args.micro_timeout, check=False)
+            status = f"exit {proc.returncode}" if proc.returncode else "ok"
+            stdout = proc.stdout
+            if proc.returncode:
+                stdout += "\n" + proc.stderr[-2000:]
+        except subprocess.TimeoutExpired:
+            status, stdout = f"timed out after {args.micro_timeout} s", ""
+        md = None
+        for cand in (RESULTS_DIR / f"{name}.md", RESULTS_DIR / f"{mod}.md"):
+            if cand.exists() and cand.stat().st_mtime >= time.time() - (time.monotonic() - t0) - 5:
+                md = cand.read_text()
+                break
+        text = md if md is not None else f"```\n{stdout.strip()[-6000:]}\n```\n"
+        out.append((f"{mod} ({status}, {time.monotonic() - t0:.0f} s)", text))
+    return out
+
+
+# -- report ----------------------------------------------------------------------------
+
+def _fmt_row(r: Result, base: Result) -> str:
+    ratio = r.rps / base.rps if base.rps else 0
+    flag = f" ({r.non2xx} non-2xx)" if r.non2xx else ""
+    return (f"| {r.name}{flag} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | "
+            f"{ratio:.2f} |")
+
+
+def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str],
+           workers: list[dict] | None, memory: dict | None, micro: list[tuple[str, str]],
+           previous: str) -> str:
+    out = ["# Benchmark results", "",
+           "Written by `make bench` (`python -m bench.run`); see docs/bench.md for what the",
+           "numbers mean. The load generator runs on the same machine as the server.", "",
+           "## Machine", ""]
+    out += [f"* {k}: {v}" for k, v in mach.items()]
+    out += [""]
+    if http:
+        base, results = http
+        out += ["## HTTP endpoints", "",
+                "| endpoint | requests/s | p50 ms | p99 ms | ratio to baseline |",
+                "|---|---:|---:|---:|---:|", _fmt_row(base, base)]
+        out += [_fmt_row(r, base) for r in results]
+        out += [""] + [f"* {n}" for n in notes] + [""]
+    else:
+        out += _keep(previous, "## HTTP endpoints")
+    if workers:
+        win = pick_winner(workers)
+        out += ["## Worker model", "",
+                "Each model served by deploy/gunicorn.conf.py with WEB_CONCURRENCY / "
+                "GUNICORN_THREADS set; same load as above.", "",
+                "| model | validate rps | p50 ms | p99 ms | baseline rps | p50 ms | p99 ms "
+                "| validate/baseline | workers' RSS MiB (idle) |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in workers:
+            v, b = r["validate"], r["baseline"]
+            vr, br = v["requests"] / v["duration_s"], b["requests"] / b["duration_s"]
+            out.append(f"| {r['model']} | {vr:,.0f} | {v['p50_ms']:.2f} | {v['p99_ms']:.2f} | "
+                       f"{br:,.0f} | {b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {vr / br:.2f} | "
+                       f"{r['rss_kib'] / 1024:.0f} |")
+        out += ["", f"Measured winner (best validate rps; within 3% of it, lowest p99): "
+                    f"**{win['model']}**. Defaults in deploy/gunicorn.conf.py: "
+                    f"{configured_default()}.", ""]
+    else:
+        out += _keep(previous, "## Worker model")
+    if memory:
+        out += ["## Memory", "",
+                "RSS of each gunicorn worker (KiB) under the default config, "
+                "driving `/v1/melds/validate`.", ""]
+        pids = list(memory["start"])
+        cps = memory["checkpoints"]
+        out += ["| worker pid | start | " + " | ".join(f"after {c['requests']:,}" for c in cps)
+                + " | ratio last/first checkpoint |",
+                "|---|---:|" + "---:|" * len(cps) + "---:|"]
+        for p in pids:
+            vals = [c["rss_kib"].get(p, 0) for c in cps]
+            ratio = vals[-1] / vals[0] if vals and vals[0] else 0
+            out.append(f"| {p} | {memory['start'][p]:,} | " + " | ".join(f"{v:,}" for v in vals)
+                       + f" | {ratio:.3f} |")
+        tot = [sum(c["rss_kib"].values()) for c in cps]
+        if tot and tot[0]:
+            out += ["", f"Total over workers: {tot[0]:,} KiB → {tot[-1]:,} KiB "
+                        f"(ratio {tot[-1] / tot[0]:.3f}; target ≤ 1.10). "
+                        f"Same worker processes throughout: {memory['same_workers']}.", ""]
+    else:
+        out += _keep(previous, "## Memory")
+    if micro:
+        out += ["## Engine micro-benchmarks", ""]
+        for title, text in micro:
+            out += [f"### {title}", "", text.strip(), ""]
+    else:
+        out += _keep(previous, "## Engine micro-benchmarks")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _keep(previous: str, heading: str) -> list[str]:
+    """A section skipped this run keeps its previous text (marked as such)."""
+    m = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^## |\Z)", previous, re.S | re.M)
+    if not m:
+        return []
+    body = m.group(1).strip()
+    note = "_(not re-run by the last `make bench`; from an earlier run)_"
+    if not body.startswith("_(not re-run"):
+        body = note + "\n\n" + body
+    return [heading, "", body, ""]
+
+
+def configured_default() -> str:
+    """What deploy/gunicorn.conf.py chooses with no environment overrides."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("WEB_CONCURRENCY", "GUNICORN_THREADS")}
+    code = ("import runpy; c = runpy.run_path('deploy/gunicorn.conf.py'); "
+            "print(c['worker_class'], c['workers'], c['threads'])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=False).stdout.split()
+    if len(out) != 3:
+        return "unknown"
+    return f"{out[0]}, {out[1]} workers x {out[2]} threads"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--duration", type=float, default=10, help="seconds measured per endpoint")
+    ap.add_argument("--warmup", type=float, default=2, help="seconds of warm-up per endpoint")
+    ap.add_argument("--connections", type=int, default=16)
+    ap.add_argument("--only", nargs="*", help="endpoint names to run (validate, opening, ...)")
+    ap.add_argument("--python-loadgen", dest="use_wrk", action="store_false", default=None,
+                    help="use the pure-Python load generator even when wrk is installed")
+    ap.add_argument("--skip-http", action="store_true")
+    ap.add_argument("--skip-workers", action="store_true")
+    ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--skip-micro", action="store_true")
+    ap.add_argument("--memory-requests", type=lambda s: [int(x) for x in s.split(",")],
+                    default=[10_000, 100_000], help="checkpoints, e.g. 10000,100000")
+    ap.add_argument("--memory-timeout", type=float, default=240,
+                    help="upper bound in seconds for each memory load phase")
+    ap.add_argument("--micro-timeout", type=float, default=180)
+    ap.add_argument("--out", type=Path, default=RESULTS_MD)
+    args = ap.parse_args(argv)
+    if args.use_wrk is None:
+        args.use_wrk = loadgen.have_wrk()
+    if not args.use_wrk:
+        log("wrk not found (or BENCH_NO_WRK=1): using the pure-Python load generator")
+    RESULTS_DIR.mkdir(exist_ok=True)
+    previous = args.out.read_text() if args.out.exists() else ""
+    t0 = time.monotonic()
+    mach = machine()
+    notes: list[str] = []
+    http = workers = memory = None
+    if not args.skip_http:
+        http = endpoints_section(args, notes)
+    if not args.skip_workers:
+        workers = workers_section(args)
+    if not args.skip_memory:
+        memory = memory_section(args)
+    micro = [] if args.skip_micro else micro_section(args)
+    raw = {"machine": mach, "notes": notes,
+           "http": None if not http else {"baseline": asdict(http[0]),
+                                          "endpoints": [asdict(r) for r in http[1]]},
+           "workers": workers, "memory": memory}
+    (RESULTS_DIR / "http.json").write_text(json.dumps(raw, indent=1) + "\n")
+    args.out.write_text(render(mach, http, notes, workers, memory, micro, previous))
+    log(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "
+        f"in {time.monotonic() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    importlib.invalidate_caches()
+    sys.exit(main())
