@@ -42,7 +42,13 @@ end
 function request()
   sent = sent + 1
   if idem then
-    return wrk.format(nil, nil, {["Idempotency-Key"] = prefix .. sent})
+    -- wrk.format() replaces (not merges) wrk.headers when given a table: copy them
+    local h = {}
+    for k, v in pairs(wrk.headers) do
+      h[k] = v
+    end
+    h["Idempotency-Key"] = prefix .. sent
+    return wrk.format(nil, nil, h)
   end
   return req
 end
