@@ -25,6 +25,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict
 from pathlib import Path
+from statistics import median
 
 from . import loadgen
 from .loadgen import Result, Target
@@ -112,13 +113,27 @@ def probe(url: str, target: Target, notes: list[str]) -> None:
                      f"({str(doc)[:240]}); its numbers measure that error path.")
 
 
-def measure(url: str, target: Target, args: argparse.Namespace, max_requests: int = 0) -> Result:
+def load1() -> float:
+    """The 1-minute load average (other work on the machine skews every number)."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return -1.0
+
+
+def measure(url: str, target: Target, args: argparse.Namespace, duration: float | None = None,
+            name: str | None = None) -> Result:
     if args.warmup > 0:
         loadgen.run(url, target, args.warmup, args.connections, use_wrk=args.use_wrk)
-    r = loadgen.run(url, target, args.duration, args.connections, max_requests=max_requests,
+    before = load1()
+    r = loadgen.run(url, target, duration or args.duration, args.connections,
                     use_wrk=args.use_wrk)
-    log(f"{target.name:16s} {r.rps:8.0f} rps  p50 {r.p50_ms:6.2f} ms  p99 {r.p99_ms:6.2f} ms"
-        f"  non2xx {r.non2xx}  errors {r.socket_errors}")
+    r.extra["load1_before"] = before
+    r.extra["load1_after"] = load1()
+    if name:
+        r.name = name
+    log(f"{r.name:16s} {r.rps:8.0f} rps  p50 {r.p50_ms:6.2f} ms  p99 {r.p99_ms:6.2f} ms"
+        f"  non2xx {r.non2xx}  errors {r.socket_errors}  load {before:.1f}")
     return r
 
 
@@ -150,8 +165,16 @@ def machine() -> dict[str, str]:
             "wrk": wrk, "versions": ", ".join(f"{k} {v}" for k, v in versions.items())}
 
 
+def _baseline(args: argparse.Namespace, label: str) -> Result:
+    with Server(BASELINE_APP) as base:
+        return measure(base.url, Target("baseline (bare Flask)", "/echo",
+                                        BODIES / "validate.json"), args, name=label)
+
+
 def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Result, list[Result]]:
+    """The endpoints, between two baseline runs (their mean is the ratios' denominator)."""
     results: list[Result] = []
+    first = _baseline(args, "baseline, before")
     with Server(SERVICE_APP) as srv:
         paths = served_paths(srv.url)
         targets = []
@@ -169,9 +192,20 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             probe(srv.url, t, notes)
             results.append(measure(srv.url, t, args))
         workers = len(srv.worker_pids())
-    with Server(BASELINE_APP) as base:
-        baseline = measure(base.url, Target("baseline (bare Flask)", "/echo",
-                                            BODIES / "validate.json"), args)
+    last = _baseline(args, "baseline, after")
+    baseline = Result(name="baseline (bare Flask), mean", tool=first.tool,
+                      requests=first.requests + last.requests,
+                      duration_s=first.duration_s + last.duration_s,
+                      p50_ms=(first.p50_ms + last.p50_ms) / 2,
+                      p90_ms=(first.p90_ms + last.p90_ms) / 2,
+                      p99_ms=(first.p99_ms + last.p99_ms) / 2,
+                      max_ms=max(first.max_ms, last.max_ms),
+                      non2xx=first.non2xx + last.non2xx,
+                      socket_errors=first.socket_errors + last.socket_errors,
+                      extra={"before_rps": first.rps, "after_rps": last.rps,
+                             "load1_before": first.extra["load1_before"],
+                             "load1_after": last.extra["load1_after"]})
+    results = [first, *results, last]
     notes.append(f"server: deploy/gunicorn.conf.py defaults ({workers} workers); "
                  f"{args.connections} connections; {args.warmup:g} s warm-up, "
                  f"{args.duration:g} s measured per endpoint; tool: {baseline.tool}.")
@@ -179,26 +213,46 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
 
 
 def workers_section(args: argparse.Namespace) -> list[dict]:
-    rows = []
+    """Every model on validate and the baseline, ``args.rounds`` interleaved rounds each.
+
+    The machine is shared (other work shows in the load average), so each cell is
+    the median over rounds; the rounds rotate the order of the models.
+    """
     validate = Target("validate", "/v1/melds/validate", BODIES / "validate.json")
     base = Target("baseline", "/echo", BODIES / "validate.json")
-    for kind, workers, threads in WORKER_MODELS:
-        label = f"{kind} {workers}" + (f"x{threads}" if threads > 1 else "")
-        row: dict = {"model": label, "workers": workers, "threads": threads}
-        with Server(SERVICE_APP, workers=workers, threads=threads) as srv:
-            row["validate"] = asdict(measure(srv.url, validate, args))
-            row["rss_kib"] = sum(rss_kib(p) for p in srv.worker_pids())
-        with Server(BASELINE_APP, workers=workers, threads=threads) as srv:
-            row["baseline"] = asdict(measure(srv.url, base, args))
-        rows.append(row)
+    rows = [{"model": f"{k} {w}" + (f"x{t}" if t > 1 else ""), "workers": w, "threads": t,
+             "runs": {"validate": [], "baseline": []}, "rss_kib": []}
+            for k, w, t in WORKER_MODELS]
+    for rnd in range(args.rounds):
+        order = rows[rnd % len(rows):] + rows[:rnd % len(rows)]
+        for row in order:
+            w, t = row["workers"], row["threads"]
+            with Server(SERVICE_APP, workers=w, threads=t) as srv:
+                r = measure(srv.url, validate, args, args.worker_duration,
+                            name=f"{row['model']} validate")
+                row["runs"]["validate"].append(asdict(r))
+                row["rss_kib"].append(sum(rss_kib(p) for p in srv.worker_pids()))
+            with Server(BASELINE_APP, workers=w, threads=t) as srv:
+                r = measure(srv.url, base, args, args.worker_duration,
+                            name=f"{row['model']} baseline")
+                row["runs"]["baseline"].append(asdict(r))
+    for row in rows:
+        for app in ("validate", "baseline"):
+            runs = row["runs"][app]
+            row[app] = {"rps": median([x["requests"] / x["duration_s"] for x in runs]),
+                        "rps_min": min(x["requests"] / x["duration_s"] for x in runs),
+                        "rps_max": max(x["requests"] / x["duration_s"] for x in runs),
+                        "p50_ms": median([x["p50_ms"] for x in runs]),
+                        "p99_ms": median([x["p99_ms"] for x in runs]),
+                        "load1": median([x["extra"]["load1_before"] for x in runs])}
+        row["rss_kib"] = median(row["rss_kib"])
     return rows
 
 
 def pick_winner(rows: list[dict]) -> dict:
-    """Best /v1/melds/validate throughput; within 3% of it, the lower p99, then fewer workers."""
-    best = max(r["validate"]["requests"] / r["validate"]["duration_s"] for r in rows)
-    close = [r for r in rows if r["validate"]["requests"] / r["validate"]["duration_s"]
-             >= 0.97 * best]
+    """Best median /v1/melds/validate rps; within 5% of it, the lower p99, then fewer processes."""
+    best = max(r["validate"]["rps"] for r in rows)
+    close = [r for r in rows if r["validate"]["rps"] >= 0.95 * best]
     return min(close, key=lambda r: (r["validate"]["p99_ms"], r["workers"] * r["threads"]))
 
 
@@ -257,7 +311,7 @@ def _fmt_row(r: Result, base: Result) -> str:
     ratio = r.rps / base.rps if base.rps else 0
     flag = f" ({r.non2xx} non-2xx)" if r.non2xx else ""
     return (f"| {r.name}{flag} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | "
-            f"{ratio:.2f} |")
+            f"{ratio:.2f} | {r.extra.get('load1_before', -1):.1f} |")
 
 
 def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str],
@@ -272,8 +326,8 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
     if http:
         base, results = http
         out += ["## HTTP endpoints", "",
-                "| endpoint | requests/s | p50 ms | p99 ms | ratio to baseline |",
-                "|---|---:|---:|---:|---:|", _fmt_row(base, base)]
+                "| endpoint | requests/s | p50 ms | p99 ms | ratio to baseline | load |",
+                "|---|---:|---:|---:|---:|---:|", _fmt_row(base, base)]
         out += [_fmt_row(r, base) for r in results]
         out += [""] + [f"* {n}" for n in notes] + [""]
     else:
@@ -282,19 +336,22 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
         win = pick_winner(workers)
         out += ["## Worker model", "",
                 "Each model served by deploy/gunicorn.conf.py with WEB_CONCURRENCY / "
-                "GUNICORN_THREADS set; same load as above.", "",
+                "GUNICORN_THREADS set, 16 connections; each cell is the median of "
+                f"{len(workers[0]['runs']['validate'])} interleaved runs (rps range in "
+                "brackets), load = 1-minute load average before the runs.", "",
                 "| model | validate rps | p50 ms | p99 ms | baseline rps | p50 ms | p99 ms "
-                "| validate/baseline | workers' RSS MiB (idle) |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| validate/baseline | load | workers' RSS MiB (idle) |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in workers:
             v, b = r["validate"], r["baseline"]
-            vr, br = v["requests"] / v["duration_s"], b["requests"] / b["duration_s"]
-            out.append(f"| {r['model']} | {vr:,.0f} | {v['p50_ms']:.2f} | {v['p99_ms']:.2f} | "
-                       f"{br:,.0f} | {b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {vr / br:.2f} | "
-                       f"{r['rss_kib'] / 1024:.0f} |")
-        out += ["", f"Measured winner (best validate rps; within 3% of it, lowest p99): "
-                    f"**{win['model']}**. Defaults in deploy/gunicorn.conf.py: "
-                    f"{configured_default()}.", ""]
+            out.append(f"| {r['model']} | {v['rps']:,.0f} [{v['rps_min']:,.0f}–"
+                       f"{v['rps_max']:,.0f}] | {v['p50_ms']:.2f} | {v['p99_ms']:.2f} | "
+                       f"{b['rps']:,.0f} [{b['rps_min']:,.0f}–{b['rps_max']:,.0f}] | "
+                       f"{b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {v['rps'] / b['rps']:.2f} | "
+                       f"{v['load1']:.1f} | {r['rss_kib'] / 1024:.0f} |")
+        out += ["", f"Measured winner (best median validate rps; within 5% of it, lowest "
+                    f"p99, then fewer processes): **{win['model']}**. Defaults in "
+                    f"deploy/gunicorn.conf.py: {configured_default()}.", ""]
     else:
         out += _keep(previous, "## Worker model")
     if memory:
@@ -361,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="endpoint names to run (validate, opening, ...)")
     ap.add_argument("--python-loadgen", dest="use_wrk", action="store_false", default=None,
                     help="use the pure-Python load generator even when wrk is installed")
+    ap.add_argument("--rounds", type=int, default=3, help="worker-model rounds (median)")
+    ap.add_argument("--worker-duration", type=float, default=5,
+                    help="seconds measured per worker-model run")
     ap.add_argument("--skip-http", action="store_true")
     ap.add_argument("--skip-workers", action="store_true")
     ap.add_argument("--skip-memory", action="store_true")
