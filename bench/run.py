@@ -121,19 +121,27 @@ def load1() -> float:
         return -1.0
 
 
-def measure(url: str, target: Target, args: argparse.Namespace, duration: float | None = None,
-            name: str | None = None) -> Result:
+def measure(srv: Server, target: Target, args: argparse.Namespace,
+            duration: float | None = None, name: str | None = None) -> Result:
+    """Warm up, then load ``target`` for the measured time.
+
+    Besides the client's view (rps, latency) this records the workers' own CPU
+    time per request, which other work on a shared machine disturbs far less.
+    """
     if args.warmup > 0:
-        loadgen.run(url, target, args.warmup, args.connections, use_wrk=args.use_wrk)
-    before = load1()
-    r = loadgen.run(url, target, duration or args.duration, args.connections,
+        loadgen.run(srv.url, target, args.warmup, args.connections, use_wrk=args.use_wrk)
+    before, cpu0 = load1(), srv.cpu_seconds()
+    r = loadgen.run(srv.url, target, duration or args.duration, args.connections,
                     use_wrk=args.use_wrk)
+    cpu = srv.cpu_seconds() - cpu0
     r.extra["load1_before"] = before
     r.extra["load1_after"] = load1()
+    r.extra["cpu_us_per_req"] = cpu * 1e6 / r.requests if r.requests else 0.0
     if name:
         r.name = name
     log(f"{r.name:16s} {r.rps:8.0f} rps  p50 {r.p50_ms:6.2f} ms  p99 {r.p99_ms:6.2f} ms"
-        f"  non2xx {r.non2xx}  errors {r.socket_errors}  load {before:.1f}")
+        f"  cpu/req {r.extra['cpu_us_per_req']:5.0f} us  non2xx {r.non2xx}"
+        f"  errors {r.socket_errors}  load {before:.1f}")
     return r
 
 
@@ -167,7 +175,7 @@ def machine() -> dict[str, str]:
 
 def _baseline(args: argparse.Namespace, label: str) -> Result:
     with Server(BASELINE_APP) as base:
-        return measure(base.url, Target("baseline (bare Flask)", "/echo",
+        return measure(base, Target("baseline (bare Flask)", "/echo",
                                         BODIES / "validate.json"), args, name=label)
 
 
@@ -190,7 +198,7 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             if args.only and t.name not in args.only:
                 continue
             probe(srv.url, t, notes)
-            results.append(measure(srv.url, t, args))
+            results.append(measure(srv, t, args))
         workers = len(srv.worker_pids())
     last = _baseline(args, "baseline, after")
     baseline = Result(name="baseline (bare Flask), mean", tool=first.tool,
@@ -203,6 +211,8 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
                       non2xx=first.non2xx + last.non2xx,
                       socket_errors=first.socket_errors + last.socket_errors,
                       extra={"before_rps": first.rps, "after_rps": last.rps,
+                             "cpu_us_per_req": (first.extra["cpu_us_per_req"]
+                                                + last.extra["cpu_us_per_req"]) / 2,
                              "load1_before": first.extra["load1_before"],
                              "load1_after": last.extra["load1_after"]})
     results = [first, *results, last]
@@ -228,12 +238,12 @@ def workers_section(args: argparse.Namespace) -> list[dict]:
         for row in order:
             w, t = row["workers"], row["threads"]
             with Server(SERVICE_APP, workers=w, threads=t) as srv:
-                r = measure(srv.url, validate, args, args.worker_duration,
+                r = measure(srv, validate, args, args.worker_duration,
                             name=f"{row['model']} validate")
                 row["runs"]["validate"].append(asdict(r))
                 row["rss_kib"].append(sum(rss_kib(p) for p in srv.worker_pids()))
             with Server(BASELINE_APP, workers=w, threads=t) as srv:
-                r = measure(srv.url, base, args, args.worker_duration,
+                r = measure(srv, base, args, args.worker_duration,
                             name=f"{row['model']} baseline")
                 row["runs"]["baseline"].append(asdict(r))
     for row in rows:
@@ -244,7 +254,8 @@ def workers_section(args: argparse.Namespace) -> list[dict]:
                         "rps_max": max(x["requests"] / x["duration_s"] for x in runs),
                         "p50_ms": median([x["p50_ms"] for x in runs]),
                         "p99_ms": median([x["p99_ms"] for x in runs]),
-                        "load1": median([x["extra"]["load1_before"] for x in runs])}
+                        "load1": median([x["extra"]["load1_before"] for x in runs]),
+                        "cpu_us": median([x["extra"]["cpu_us_per_req"] for x in runs])}
         row["rss_kib"] = median(row["rss_kib"])
     return rows
 
@@ -265,13 +276,18 @@ def memory_section(args: argparse.Namespace) -> dict:
         pids = srv.worker_pids()
         out["start"] = {str(p): rss_kib(p) for p in pids}
         for goal in args.memory_requests:
-            # the pure-Python generator stops at an exact count; bounded by time as well
-            r = loadgen.run_python(srv.url, target, duration=args.memory_timeout,
-                                   connections=args.connections, max_requests=goal - done)
-            done += r.requests
+            t0, rps, non2xx = time.monotonic(), 1000.0, 0
+            while done < goal and time.monotonic() - t0 < args.memory_timeout:
+                # a chunk sized to the remaining count (each wrk thread stops at its share)
+                left = goal - done
+                r = loadgen.run(srv.url, target, duration=min(max(1.0, left / rps * 1.3), 20),
+                                connections=args.connections, max_requests=left,
+                                use_wrk=args.use_wrk)
+                done += r.requests
+                non2xx += r.non2xx
+                rps = max(r.rps, 50.0)
             now = {str(p): rss_kib(p) for p in srv.worker_pids()}
-            out["checkpoints"].append({"requests": done, "rss_kib": now, "rps": r.rps,
-                                       "non2xx": r.non2xx})
+            out["checkpoints"].append({"requests": done, "rss_kib": now, "non2xx": non2xx})
             log(f"memory: after {done} requests RSS (KiB) {now}")
         out["same_workers"] = sorted(srv.worker_pids()) == sorted(pids)
     return out
@@ -310,8 +326,11 @@ def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
 def _fmt_row(r: Result, base: Result) -> str:
     ratio = r.rps / base.rps if base.rps else 0
     flag = f" ({r.non2xx} non-2xx)" if r.non2xx else ""
+    cpu = r.extra.get("cpu_us_per_req", 0)
+    base_cpu = base.extra.get("cpu_us_per_req", 0)
+    cpu_ratio = f"{cpu / base_cpu:.2f}" if base_cpu else "–"
     return (f"| {r.name}{flag} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | "
-            f"{ratio:.2f} | {r.extra.get('load1_before', -1):.1f} |")
+            f"{ratio:.2f} | {cpu:,.0f} | {cpu_ratio} | {r.extra.get('load1_before', -1):.1f} |")
 
 
 def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str],
@@ -326,8 +345,9 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
     if http:
         base, results = http
         out += ["## HTTP endpoints", "",
-                "| endpoint | requests/s | p50 ms | p99 ms | ratio to baseline | load |",
-                "|---|---:|---:|---:|---:|---:|", _fmt_row(base, base)]
+                "| endpoint | requests/s | p50 ms | p99 ms | rps ratio to baseline "
+                "| worker CPU µs/req | CPU ratio to baseline | load |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|", _fmt_row(base, base)]
         out += [_fmt_row(r, base) for r in results]
         out += [""] + [f"* {n}" for n in notes] + [""]
     else:
@@ -339,15 +359,18 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
                 "GUNICORN_THREADS set, 16 connections; each cell is the median of "
                 f"{len(workers[0]['runs']['validate'])} interleaved runs (rps range in "
                 "brackets), load = 1-minute load average before the runs.", "",
-                "| model | validate rps | p50 ms | p99 ms | baseline rps | p50 ms | p99 ms "
-                "| validate/baseline | load | workers' RSS MiB (idle) |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| model | validate rps | p50 ms | p99 ms | CPU µs/req | baseline rps "
+                "| p50 ms | p99 ms | CPU µs/req | validate/baseline rps | load "
+                "| workers' RSS MiB (idle) |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in workers:
             v, b = r["validate"], r["baseline"]
             out.append(f"| {r['model']} | {v['rps']:,.0f} [{v['rps_min']:,.0f}–"
                        f"{v['rps_max']:,.0f}] | {v['p50_ms']:.2f} | {v['p99_ms']:.2f} | "
+                       f"{v['cpu_us']:,.0f} | "
                        f"{b['rps']:,.0f} [{b['rps_min']:,.0f}–{b['rps_max']:,.0f}] | "
-                       f"{b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {v['rps'] / b['rps']:.2f} | "
+                       f"{b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {b['cpu_us']:,.0f} | "
+                       f"{v['rps'] / b['rps']:.2f} | "
                        f"{v['load1']:.1f} | {r['rss_kib'] / 1024:.0f} |")
         out += ["", f"Measured winner (best median validate rps; within 5% of it, lowest "
                     f"p99, then fewer processes): **{win['model']}**. Defaults in "

@@ -95,6 +95,18 @@ class Server:
         except OSError:
             return []
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time consumed so far by the current workers."""
+        total = 0
+        for pid in self.worker_pids():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+            except (OSError, IndexError, ValueError):
+                pass
+        return total / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
