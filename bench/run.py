@@ -261,10 +261,59 @@ def workers_section(args: argparse.Namespace) -> list[dict]:
 
 
 def pick_winner(rows: list[dict]) -> dict:
-    """Best median /v1/melds/validate rps; within 5% of it, the lower p99, then fewer processes."""
+    """The rule behind the default worker model.
+
+    Among the models within 5% of the best median /v1/melds/validate rps, those
+    whose median p99 is within 10% of the best p99 among them; of these, the one
+    with the fewest processes (memory), then the most rps.
+    """
     best = max(r["validate"]["rps"] for r in rows)
     close = [r for r in rows if r["validate"]["rps"] >= 0.95 * best]
-    return min(close, key=lambda r: (r["validate"]["p99_ms"], r["workers"] * r["threads"]))
+    best_p99 = min(r["validate"]["p99_ms"] for r in close)
+    tail_ok = [r for r in close if r["validate"]["p99_ms"] <= 1.10 * best_p99]
+    return min(tail_ok, key=lambda r: (r["workers"], -r["validate"]["rps"]))
+
+
+HISTORY = RESULTS_DIR / "workers_history.json"
+
+
+def update_history(rows: list[dict], date: str) -> list[dict]:
+    """Append this run's worker-model samples to bench/results/workers_history.json.
+
+    On a shared machine one run's ranking flips with the neighbours' load, so
+    the report also pools every sample kept there (same machine, same bench).
+    """
+    history = json.loads(HISTORY.read_text()) if HISTORY.exists() else []
+    for row in rows:
+        for app in ("validate", "baseline"):
+            for x in row["runs"][app]:
+                history.append({"date": date, "model": row["model"], "workers": row["workers"],
+                                "threads": row["threads"], "app": app,
+                                "rps": round(x["requests"] / x["duration_s"], 1),
+                                "p50_ms": x["p50_ms"], "p99_ms": x["p99_ms"],
+                                "cpu_us": round(x["extra"].get("cpu_us_per_req", 0), 1),
+                                "load1": x["extra"].get("load1_before", -1)})
+    HISTORY.write_text(json.dumps(history, indent=0) + "\n")
+    return history
+
+
+def pooled(history: list[dict]) -> list[dict]:
+    """Per model, medians over every sample in the history (same shape as the run's rows)."""
+    out: dict[str, dict] = {}
+    for h in history:
+        row = out.setdefault(h["model"], {"model": h["model"], "workers": h["workers"],
+                                          "threads": h["threads"], "samples": {}})
+        row["samples"].setdefault(h["app"], []).append(h)
+    for row in out.values():
+        for app, xs in row.pop("samples").items():
+            cpus = [x["cpu_us"] for x in xs if x["cpu_us"]]
+            row[app] = {"rps": median([x["rps"] for x in xs]), "n": len(xs),
+                        "p50_ms": median([x["p50_ms"] for x in xs]),
+                        "p99_ms": median([x["p99_ms"] for x in xs]),
+                        "cpu_us": median(cpus) if cpus else 0.0}
+    order = {f"{k} {w}" + (f"x{t}" if t > 1 else ""): i for i, (k, w, t) in enumerate(WORKER_MODELS)}
+    return sorted((r for r in out.values() if "validate" in r and "baseline" in r),
+                  key=lambda r: order.get(r["model"], 99))
 
 
 def memory_section(args: argparse.Namespace) -> dict:
@@ -334,7 +383,8 @@ def _fmt_row(r: Result, base: Result) -> str:
 
 
 def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str],
-           workers: list[dict] | None, memory: dict | None, micro: list[tuple[str, str]],
+           workers: list[dict] | None, memory: dict | None,
+           micro: list[tuple[str, str]] | None,
            previous: str) -> str:
     out = ["# Benchmark results", "",
            "Written by `make bench` (`python -m bench.run`); see docs/bench.md for what the",
@@ -353,7 +403,8 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
     else:
         out += _keep(previous, "## HTTP endpoints")
     if workers:
-        win = pick_winner(workers)
+        pool = pooled(json.loads(HISTORY.read_text())) if HISTORY.exists() else []
+        win = pick_winner(pool or workers)
         out += ["## Worker model", "",
                 "Each model served by deploy/gunicorn.conf.py with WEB_CONCURRENCY / "
                 "GUNICORN_THREADS set, 16 connections; each cell is the median of "
@@ -372,9 +423,23 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
                        f"{b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {b['cpu_us']:,.0f} | "
                        f"{v['rps'] / b['rps']:.2f} | "
                        f"{v['load1']:.1f} | {r['rss_kib'] / 1024:.0f} |")
-        out += ["", f"Measured winner (best median validate rps; within 5% of it, lowest "
-                    f"p99, then fewer processes): **{win['model']}**. Defaults in "
-                    f"deploy/gunicorn.conf.py: {configured_default()}.", ""]
+        if pool:
+            out += ["", "Pooled over every run kept in bench/results/workers_history.json "
+                        "(medians; n = samples per cell):", "",
+                    "| model | validate rps | p50 ms | p99 ms | CPU µs/req | baseline rps "
+                    "| p50 ms | p99 ms | CPU µs/req | n |",
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            for r in pool:
+                v, b = r["validate"], r["baseline"]
+                out.append(f"| {r['model']} | {v['rps']:,.0f} | {v['p50_ms']:.2f} | "
+                           f"{v['p99_ms']:.2f} | {v['cpu_us']:,.0f} | {b['rps']:,.0f} | "
+                           f"{b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {b['cpu_us']:,.0f} | "
+                           f"{v['n']} |")
+        out += ["", f"Winner by the rule in `bench.run.pick_winner` (within 5% of the best "
+                    f"validate rps, p99 within 10% of the best of those, then fewest "
+                    f"processes), on the {'pooled numbers' if pool else 'numbers of this run'}: "
+                    f"**{win['model']}**. Defaults in deploy/gunicorn.conf.py: "
+                    f"{configured_default()}.", ""]
     else:
         out += _keep(previous, "## Worker model")
     if memory:
@@ -398,8 +463,10 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
                         f"Same worker processes throughout: {memory['same_workers']}.", ""]
     else:
         out += _keep(previous, "## Memory")
-    if micro:
+    if micro is not None:
         out += ["## Engine micro-benchmarks", ""]
+        if not micro:
+            out += ["No `bench/*_bench.py` module yet.", ""]
         for title, text in micro:
             out += [f"### {title}", "", text.strip(), ""]
     else:
@@ -469,9 +536,10 @@ def main(argv: list[str] | None = None) -> int:
         http = endpoints_section(args, notes)
     if not args.skip_workers:
         workers = workers_section(args)
+        update_history(workers, mach["date"])
     if not args.skip_memory:
         memory = memory_section(args)
-    micro = [] if args.skip_micro else micro_section(args)
+    micro = None if args.skip_micro else micro_section(args)
     raw = {"machine": mach, "notes": notes,
            "http": None if not http else {"baseline": asdict(http[0]),
                                           "endpoints": [asdict(r) for r in http[1]]},

@@ -1,8 +1,15 @@
 """Production gunicorn settings (Procfile and `make run` use this file).
 
-Worker model: sync workers, one per core plus one (see bench/RESULTS.md for the
-measurement behind the choice). Every knob can be overridden from the
-environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS, GUNICORN_TIMEOUT.
+Worker model: sync workers, one per core plus one (3 on the 2-core bench
+machine). Measured with `make bench` (bench/RESULTS.md, "Worker model"): against
+sync 2/4/5 and gthread 2x4, sync 3 was within 5% of the best median
+/v1/melds/validate throughput (gthread 2x4, whose p99 was ~1.7x worse: four
+threads contend for one GIL on CPU-bound work), with the best p99 and less
+memory than sync 4/5; CPU time per request was the same for every model.
+Sync workers close the connection after each response (gunicorn ignores
+keepalive for them); put a buffering proxy or load balancer in front.
+Every knob can be overridden from the environment: PORT, WEB_CONCURRENCY,
+GUNICORN_THREADS (>1 switches to gthread), GUNICORN_TIMEOUT.
 """
 
 import multiprocessing
