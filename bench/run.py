@@ -540,11 +540,17 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_memory:
         memory = memory_section(args)
     micro = None if args.skip_micro else micro_section(args)
-    raw = {"machine": mach, "notes": notes,
-           "http": None if not http else {"baseline": asdict(http[0]),
-                                          "endpoints": [asdict(r) for r in http[1]]},
-           "workers": workers, "memory": memory}
-    (RESULTS_DIR / "http.json").write_text(json.dumps(raw, indent=1) + "\n")
+    raw_path = RESULTS_DIR / "http.json"
+    raw = json.loads(raw_path.read_text()) if raw_path.exists() else {}
+    raw["machine"] = mach  # sections skipped this run keep their previous raw numbers
+    if http:
+        raw["notes"] = notes
+        raw["http"] = {"baseline": asdict(http[0]), "endpoints": [asdict(r) for r in http[1]]}
+    if workers:
+        raw["workers"] = workers
+    if memory:
+        raw["memory"] = memory
+    raw_path.write_text(json.dumps(raw, indent=1) + "\n")
     args.out.write_text(render(mach, http, notes, workers, memory, micro, previous))
     log(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "
         f"in {time.monotonic() - t0:.0f} s")
