@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -51,6 +52,13 @@ class Server:
         self.env.update({"HOST": "127.0.0.1", "PORT": str(self.port),
                          "LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "warning")})
         self.env.pop("ACCESS_LOG", None)
+        # Never write bench matches into a real store: a throw-away embedded Redis
+        # (its data dir is removed on exit) unless BENCH_REDIS_URL names a server.
+        self.data_dir = tempfile.mkdtemp(prefix="kaluki-bench-")
+        self.env["KALUKI_DATA_DIR"] = self.data_dir
+        self.env.pop("REDIS_URL", None)
+        if os.environ.get("BENCH_REDIS_URL"):
+            self.env["REDIS_URL"] = os.environ["BENCH_REDIS_URL"]
         if workers is not None:
             self.env["WEB_CONCURRENCY"] = str(workers)
         if threads is not None:
@@ -120,3 +128,4 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         self.stop()
         self.log.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
