@@ -48,7 +48,7 @@ LEDGER_RE = re.compile(r"^/v1/matches/\{[^}/]+\}/hands$")
 
 # (label, workers, threads) compared for the "Worker model" section
 WORKER_MODELS = [("sync", 2, 1), ("sync", 3, 1), ("sync", 4, 1), ("sync", 5, 1),
-                 ("gthread", 2, 4)]
+                 ("gthread", 2, 4), ("gthread", 2, 2), ("gthread", 3, 2)]
 
 
 def log(msg: str) -> None:

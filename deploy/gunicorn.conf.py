@@ -1,23 +1,23 @@
 """Production gunicorn settings (Procfile and `make run` use this file).
 
-Worker model: sync workers, one per core plus one (3 on the 2-core bench
-machine). Measured with `make bench` (bench/RESULTS.md, "Worker model"): against
-sync 2/4/5 and gthread 2x4, sync 3 was within 5% of the best median
-/v1/melds/validate throughput (gthread 2x4, whose p99 was ~1.7x worse: four
-threads contend for one GIL on CPU-bound work), with the best p99 and less
-memory than sync 4/5; CPU time per request was the same for every model.
-Sync workers close the connection after each response (gunicorn ignores
-keepalive for them); put a buffering proxy or load balancer in front.
-Every knob can be overridden from the environment: PORT, WEB_CONCURRENCY,
-GUNICORN_THREADS (>1 switches to gthread), GUNICORN_TIMEOUT.
+Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
+2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
+model"; sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
+Flask baseline): gthread 2x2 gave ~10-15% more validate throughput than any
+sync count (~2,280 vs ~1,930-2,120 rps in the quietest run), the least memory
+(2 processes, ~67 MiB) and less CPU per request (it keeps connections alive;
+gunicorn's sync workers close every connection), with a p99 close to sync's;
+gthread 2x4 was as fast but its p99 was ~2.5x worse (four threads per GIL on
+CPU-bound work). Every knob can be overridden from the environment: PORT,
+WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync workers), GUNICORN_TIMEOUT.
 """
 
 import multiprocessing
 import os
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
-threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
+threads = int(os.environ.get("GUNICORN_THREADS", "2"))
 worker_class = "gthread" if threads > 1 else "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 10
