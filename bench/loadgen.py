@@ -40,6 +40,8 @@ class Target:
     body_file: Path
     token: str | None = None
     idempotency: bool = False
+    # (path, token) pairs used in turn instead of path/token (several matches)
+    rotate: tuple[tuple[str, str], ...] = ()
 
     @property
     def body(self) -> bytes:
@@ -96,6 +98,7 @@ def run_wrk(base_url: str, target: Target, duration: float, connections: int,
     env = dict(os.environ, BENCH_BODY_FILE=str(target.body_file),
                BENCH_TOKEN=target.token or "",
                BENCH_IDEMPOTENCY="1" if target.idempotency else "0",
+               BENCH_ROTATE=";".join(f"{p} {t}" for p, t in target.rotate),
                BENCH_MAX_PER_THREAD=str(-(-max_requests // threads) if max_requests else 0))
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(duration))}s",
            "--timeout", "10s", "-s", str(LUA), base_url + target.path]
@@ -127,12 +130,16 @@ def _py_thread(host: str, port: int, target: Target, body: bytes, deadline: floa
     if target.token:
         headers["Authorization"] = f"Bearer {target.token}"
     n = 0
+    path = target.path
     while n < quota and time.monotonic() < deadline:
+        if target.rotate:
+            path, token = target.rotate[n % len(target.rotate)]
+            headers["Authorization"] = f"Bearer {token}"
         if target.idempotency:
             headers["Idempotency-Key"] = uuid.uuid4().hex
         t0 = time.perf_counter_ns()
         try:
-            conn.request("POST", target.path, body=body, headers=headers)
+            conn.request("POST", path, body=body, headers=headers)
             resp = conn.getresponse()
             resp.read()
             status = resp.status

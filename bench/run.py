@@ -80,25 +80,32 @@ def served_paths(url: str) -> dict[str, set[str]]:
     return {p: {m.upper() for m in ops} for p, ops in doc.get("paths", {}).items()}
 
 
+LEDGER_MATCHES = 16  # appends are spread over this many matches (see ledger_target)
+
+
 def ledger_target(url: str, paths: dict[str, set[str]], notes: list[str]) -> Target | None:
+    """Create LEDGER_MATCHES matches; appends go to them in turn, each with its own token.
+
+    A match ends once a player reaches goal_points (at most 1,000,000 here; the
+    bench hand adds 127 points), so one match would turn appends into 409s after
+    ~7,800 hands; sixteen hold ~125,000, more than a run sends.
+    """
     hands = next((p for p, ms in paths.items() if LEDGER_RE.match(p) and "POST" in ms), None)
     if hands is None or "POST" not in paths.get("/v1/matches", set()):
         notes.append("`POST /v1/matches/{id}/hands`: not in this app's /openapi.json yet, skipped.")
         return None
     create = (BODIES / "match_create.json").read_bytes()
-    status, doc = http_json(url + "/v1/matches", create)
-    if status != 201:  # the override may be refused: fall back to the plain rule set
-        body = json.loads(create)
-        body["ruleset"] = "kaluki-51"
-        status, doc = http_json(url + "/v1/matches", json.dumps(body).encode())
-        notes.append("ledger: match created without the goal_points override "
-                     "(appends may stop at 409 once the match is won).")
-    if status != 201 or not isinstance(doc, dict) or "id" not in doc or "token" not in doc:
-        notes.append(f"ledger: creating a match answered {status} {str(doc)[:200]}; skipped.")
-        return None
-    path = re.sub(r"\{[^}]+\}", str(doc["id"]), hands)
-    return Target("ledger append", path, BODIES / "match_hand.json", token=str(doc["token"]),
-                  idempotency=True)
+    pairs = []
+    for _ in range(LEDGER_MATCHES):
+        status, doc = http_json(url + "/v1/matches", create)
+        if status != 201 or not isinstance(doc, dict) or "id" not in doc or "token" not in doc:
+            notes.append(f"ledger: creating a match answered {status} {str(doc)[:200]}; skipped.")
+            return None
+        pairs.append((re.sub(r"\{[^}]+\}", str(doc["id"]), hands), str(doc["token"])))
+    notes.append(f"ledger append: spread over {LEDGER_MATCHES} matches (kaluki-51, goal_points "
+                 "1,000,000), a fresh Idempotency-Key per request.")
+    return Target("ledger append", pairs[0][0], BODIES / "match_hand.json", token=pairs[0][1],
+                  idempotency=True, rotate=tuple(pairs))
 
 
 def probe(url: str, target: Target, notes: list[str]) -> None:

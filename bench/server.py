@@ -99,9 +99,22 @@ class Server:
         pid = self.proc.pid
         try:
             with open(f"/proc/{pid}/task/{pid}/children") as f:
-                return [int(x) for x in f.read().split()]
+                children = [int(x) for x in f.read().split()]
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                master = f.read()
         except OSError:
             return []
+        # workers are forks of the master (same command line); the embedded Redis
+        # the master may start is a child too, and is not a worker
+        out = []
+        for c in children:
+            try:
+                with open(f"/proc/{c}/cmdline", "rb") as f:
+                    if f.read() == master:
+                        out.append(c)
+            except OSError:
+                pass
+        return out
 
     def cpu_seconds(self) -> float:
         """User + system CPU time consumed so far by the current workers."""

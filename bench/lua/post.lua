@@ -3,7 +3,8 @@
 -- machine-readable result line from done().
 --
 -- Environment: BENCH_BODY_FILE (required), BENCH_TOKEN (optional),
--- BENCH_IDEMPOTENCY=1 (optional), BENCH_MAX_PER_THREAD (optional, 0 = no limit).
+-- BENCH_IDEMPOTENCY=1 (optional), BENCH_MAX_PER_THREAD (optional, 0 = no limit),
+-- BENCH_ROTATE (optional, "path token;path token": spread over several matches).
 
 local function read_file(path)
   local f = assert(io.open(path, "rb"))
@@ -31,6 +32,14 @@ function init(args)
   idem = os.getenv("BENCH_IDEMPOTENCY") == "1"
   max_per_thread = tonumber(os.getenv("BENCH_MAX_PER_THREAD") or "0") or 0
   prefix = string.format("bench-%d-%d-%d-", os.time(), math.random(1, 1000000000), tid)
+  -- BENCH_ROTATE="path token;path token;...": requests take these in turn
+  rotate = {}
+  for entry in string.gmatch(os.getenv("BENCH_ROTATE") or "", "[^;]+") do
+    local p, t = string.match(entry, "^(%S+)%s+(%S+)$")
+    if p then
+      table.insert(rotate, {p, t})
+    end
+  end
   sent = 0
   responses = 0
   bad = 0
@@ -48,7 +57,13 @@ function request()
       h[k] = v
     end
     h["Idempotency-Key"] = prefix .. sent
-    return wrk.format(nil, nil, h)
+    local path = nil
+    if #rotate > 0 then
+      local r = rotate[(sent + tid) % #rotate + 1]
+      path = r[1]
+      h["Authorization"] = "Bearer " .. r[2]
+    end
+    return wrk.format(nil, path, h)
   end
   return req
 end
