@@ -1,1 +1,1 @@
-"""HTTP load benchmarks and engine micro-benchmarks (``make bench``; see docs/bench.md)."""
+"""Benchmarks (run from the repo root: python -m bench.<name>)."""

@@ -368,10 +368,15 @@ def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
         except subprocess.TimeoutExpired:
             status, stdout = f"timed out after {args.micro_timeout} s", ""
         md = None
+        fresh_since = time.time() - (time.monotonic() - t0) - 5
         for cand in (RESULTS_DIR / f"{name}.md", RESULTS_DIR / f"{mod}.md"):
-            if cand.exists() and cand.stat().st_mtime >= time.time() - (time.monotonic() - t0) - 5:
-                md = cand.read_text()
-                break
+            if not cand.exists():
+                continue
+            md = cand.read_text()
+            if cand.stat().st_mtime < fresh_since:  # not rewritten this run: say so
+                md = (f"_(not refreshed by this run ({status}); the module's last results, "
+                      f"bench/results/{cand.name}:)_\n\n" + md)
+            break
         text = md if md is not None else f"```\n{stdout.strip()[-6000:]}\n```\n"
         out.append((f"{mod} ({status}, {time.monotonic() - t0:.0f} s)", text))
     return out
@@ -515,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="endpoint names to run (validate, opening, ...)")
     ap.add_argument("--python-loadgen", dest="use_wrk", action="store_false", default=None,
                     help="use the pure-Python load generator even when wrk is installed")
-    ap.add_argument("--rounds", type=int, default=3, help="worker-model rounds (median)")
+    ap.add_argument("--rounds", type=int, default=2, help="worker-model rounds (median)")
     ap.add_argument("--worker-duration", type=float, default=5,
                     help="seconds measured per worker-model run")
     ap.add_argument("--skip-http", action="store_true")
@@ -526,7 +531,9 @@ def main(argv: list[str] | None = None) -> int:
                     default=[10_000, 100_000], help="checkpoints, e.g. 10000,100000")
     ap.add_argument("--memory-timeout", type=float, default=240,
                     help="upper bound in seconds for each memory load phase")
-    ap.add_argument("--micro-timeout", type=float, default=180)
+    ap.add_argument("--micro-timeout", type=float, default=120,
+                    help="seconds per bench/*_bench.py module (then its last results are "
+                         "shown, marked as not refreshed)")
     ap.add_argument("--out", type=Path, default=RESULTS_MD)
     args = ap.parse_args(argv)
     if args.use_wrk is None:
