@@ -268,17 +268,17 @@ def workers_section(args: argparse.Namespace) -> list[dict]:
 
 
 def pick_winner(rows: list[dict]) -> dict:
-    """The rule behind the default worker model.
+    """The rule behind the default worker model: throughput under a tail-latency guard.
 
-    Among the models within 5% of the best median /v1/melds/validate rps, those
-    whose median p99 is within 10% of the best p99 among them; of these, the one
-    with the fewest processes (memory), then the most rps.
+    Models whose median /v1/melds/validate p99 is at most 1.5x the lowest p99;
+    of these, the best rps, where models within 5% of it count as tied and the
+    one with the fewest processes (memory), then the lower p99, wins.
     """
-    best = max(r["validate"]["rps"] for r in rows)
-    close = [r for r in rows if r["validate"]["rps"] >= 0.95 * best]
-    best_p99 = min(r["validate"]["p99_ms"] for r in close)
-    tail_ok = [r for r in close if r["validate"]["p99_ms"] <= 1.10 * best_p99]
-    return min(tail_ok, key=lambda r: (r["workers"], -r["validate"]["rps"]))
+    best_p99 = min(r["validate"]["p99_ms"] for r in rows)
+    guarded = [r for r in rows if r["validate"]["p99_ms"] <= 1.5 * best_p99]
+    best = max(r["validate"]["rps"] for r in guarded)
+    tied = [r for r in guarded if r["validate"]["rps"] >= 0.95 * best]
+    return min(tied, key=lambda r: (r["workers"], r["validate"]["p99_ms"]))
 
 
 HISTORY = RESULTS_DIR / "workers_history.json"
@@ -305,7 +305,18 @@ def update_history(rows: list[dict], date: str) -> list[dict]:
 
 
 def pooled(history: list[dict]) -> list[dict]:
-    """Per model, medians over every sample in the history (same shape as the run's rows)."""
+    """Per model, medians over the history's samples (same shape as the run's rows).
+
+    Only runs that measured every model of WORKER_MODELS count, so that no model's
+    samples come from a quieter or busier stretch than the others'.
+    """
+    wanted = {f"{k} {w}" + (f"x{t}" if t > 1 else "") for k, w, t in WORKER_MODELS}
+    by_run: dict[str, set[str]] = {}
+    for h in history:
+        by_run.setdefault(h["date"], set()).add(h["model"])
+    full = {d for d, models in by_run.items() if wanted <= models}
+    if full:
+        history = [h for h in history if h["date"] in full]
     out: dict[str, dict] = {}
     for h in history:
         row = out.setdefault(h["model"], {"model": h["model"], "workers": h["workers"],
@@ -436,8 +447,8 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
                        f"{v['rps'] / b['rps']:.2f} | "
                        f"{v['load1']:.1f} | {r['rss_kib'] / 1024:.0f} |")
         if pool:
-            out += ["", "Pooled over every run kept in bench/results/workers_history.json "
-                        "(medians; n = samples per cell):", "",
+            out += ["", "Pooled over the runs kept in bench/results/workers_history.json "
+                        "that measured every model (medians; n = samples per cell):", "",
                     "| model | validate rps | p50 ms | p99 ms | CPU µs/req | baseline rps "
                     "| p50 ms | p99 ms | CPU µs/req | n |",
                     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -447,9 +458,9 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
                            f"{v['p99_ms']:.2f} | {v['cpu_us']:,.0f} | {b['rps']:,.0f} | "
                            f"{b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {b['cpu_us']:,.0f} | "
                            f"{v['n']} |")
-        out += ["", f"Winner by the rule in `bench.run.pick_winner` (within 5% of the best "
-                    f"validate rps, p99 within 10% of the best of those, then fewest "
-                    f"processes), on the {'pooled numbers' if pool else 'numbers of this run'}: "
+        out += ["", f"Winner by the rule in `bench.run.pick_winner` (validate p99 at most "
+                    f"1.5x the lowest; then the best rps, within 5% counting as a tie "
+                    f"broken by fewer processes), on the {'pooled numbers' if pool else 'numbers of this run'}: "
                     f"**{win['model']}**. Defaults in deploy/gunicorn.conf.py: "
                     f"{configured_default()}.", ""]
     else:
@@ -535,7 +546,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds per bench/*_bench.py module (then its last results are "
                          "shown, marked as not refreshed)")
     ap.add_argument("--out", type=Path, default=RESULTS_MD)
+    ap.add_argument("--render-only", action="store_true",
+                    help="rewrite RESULTS.md from bench/results/http.json, measuring nothing")
     args = ap.parse_args(argv)
+    if args.render_only:
+        raw = json.loads((RESULTS_DIR / "http.json").read_text())
+        http = None
+        if raw.get("http"):
+            http = (Result(**raw["http"]["baseline"]),
+                    [Result(**r) for r in raw["http"]["endpoints"]])
+        previous = args.out.read_text() if args.out.exists() else ""
+        args.out.write_text(render(raw["machine"], http, raw.get("notes", []), raw.get("workers"),
+                                   raw.get("memory"),
+                                   None if list(BENCH.glob("*_bench.py")) else [], previous))
+        return 0
     if args.use_wrk is None:
         args.use_wrk = loadgen.have_wrk()
     if not args.use_wrk:

@@ -2,14 +2,16 @@
 
 Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
 2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
-model"; sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
-Flask baseline): gthread 2x2 gave ~10-15% more validate throughput than any
-sync count (~2,280 vs ~1,930-2,120 rps in the quietest run), the least memory
-(2 processes, ~67 MiB) and less CPU per request (it keeps connections alive;
-gunicorn's sync workers close every connection), with a p99 close to sync's;
-gthread 2x4 was as fast but its p99 was ~2.5x worse (four threads per GIL on
-CPU-bound work). Every knob can be overridden from the environment: PORT,
-WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync workers), GUNICORN_TIMEOUT.
+model": sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
+Flask baseline; medians of 6 runs each): gthread 2x2 served ~2,240 validate
+rps against 2,010-2,150 for every sync count, with a p99 of ~15 ms (sync:
+11-13 ms), the least memory (2 processes, ~66 MiB) and the least CPU per
+baseline request (it keeps connections alive; gunicorn's sync workers close
+every connection). gthread 2x4 was ~10% faster still but its p99 doubled
+(~29 ms: four threads share one GIL on CPU-bound work), so it fails the
+tail-latency guard in bench.run.pick_winner. Every knob can be overridden
+from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
+workers), GUNICORN_TIMEOUT.
 """
 
 import multiprocessing

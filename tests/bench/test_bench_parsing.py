@@ -49,12 +49,13 @@ def test_render_ratios_and_kept_sections() -> None:
     assert "old memory table" in text and "not re-run" in text
 
 
-def test_pick_winner_prefers_low_p99_among_close() -> None:
+def test_pick_winner_throughput_under_tail_guard() -> None:
     def row(model: str, rps: float, p99: float, workers: int) -> dict:
         return {"model": model, "workers": workers, "threads": 1,
                 "validate": {"rps": rps, "p99_ms": p99}}
-    rows = [row("a", 1000, 30, 2), row("b", 990, 20, 3), row("c", 800, 5, 5)]
-    assert run.pick_winner(rows)["model"] == "b"
+    rows = [row("fast-tail", 1200, 30, 2), row("a", 1000, 12, 2), row("b", 990, 10, 3),
+            row("c", 800, 10, 5)]
+    assert run.pick_winner(rows)["model"] == "a"  # b is tied on rps but has more processes
 
 
 def test_bodies_are_json() -> None:
