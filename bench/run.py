@@ -11,6 +11,7 @@ every load loop is bounded by time (and, for memory, by a request count).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import importlib
 import json
@@ -18,6 +19,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -360,6 +362,22 @@ def memory_section(args: argparse.Namespace) -> dict:
     return out
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the process group of a timed-out module (servers it started), then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.communicate(timeout=wait)
+            time.sleep(1)  # let children of the group finish their own shutdown
+        except subprocess.TimeoutExpired:
+            continue
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # stragglers (e.g. a server's workers)
+
+
 def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Run every bench/*_bench.py (its ``main()`` writes bench/results/<name>.md)."""
     out = []
@@ -368,16 +386,18 @@ def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
         name = mod.removesuffix("_bench")
         log(f"micro-benchmark {mod}")
         t0 = time.monotonic()
+        # its own session: on timeout the whole group goes (a module may start servers)
+        proc = subprocess.Popen([sys.executable, "-c", f"import bench.{mod} as m; m.main()"],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
         try:
-            proc = subprocess.run([sys.executable, "-c", f"import bench.{mod} as m; m.main()"],
-                                  cwd=ROOT, capture_output=True, text=True,
-                                  timeout=args.micro_timeout, check=False)
+            stdout, stderr = proc.communicate(timeout=args.micro_timeout)
             status = f"exit {proc.returncode}" if proc.returncode else "ok"
-            stdout = proc.stdout
             if proc.returncode:
-                stdout += "\n" + proc.stderr[-2000:]
+                stdout += "\n" + stderr[-2000:]
         except subprocess.TimeoutExpired:
-            status, stdout = f"timed out after {args.micro_timeout} s", ""
+            _kill_group(proc)
+            status, stdout = f"timed out after {args.micro_timeout:g} s", ""
         md = None
         fresh_since = time.time() - (time.monotonic() - t0) - 5
         for cand in (RESULTS_DIR / f"{name}.md", RESULTS_DIR / f"{mod}.md"):
@@ -388,6 +408,8 @@ def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
                 md = (f"_(not refreshed by this run ({status}); the module's last results, "
                       f"bench/results/{cand.name}:)_\n\n" + md)
             break
+        if md is not None:  # its headings go below this section's "### module" title
+            md = re.sub(r"^(#{1,4}) ", lambda m: "##" + m.group(1) + " ", md, flags=re.M)
         text = md if md is not None else f"```\n{stdout.strip()[-6000:]}\n```\n"
         out.append((f"{mod} ({status}, {time.monotonic() - t0:.0f} s)", text))
     return out
