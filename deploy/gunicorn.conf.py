@@ -1,16 +1,25 @@
 """Production gunicorn settings (Procfile and `make run` use this file).
 
-Worker model: sync workers, one per core plus one (see bench/RESULTS.md for the
-measurement behind the choice). Every knob can be overridden from the
-environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS, GUNICORN_TIMEOUT.
+Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
+2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
+model": sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
+Flask baseline; medians of 6 runs each): gthread 2x2 served ~2,240 validate
+rps against 2,010-2,150 for every sync count, with a p99 of ~15 ms (sync:
+11-13 ms), the least memory (2 processes, ~66 MiB) and the least CPU per
+baseline request (it keeps connections alive; gunicorn's sync workers close
+every connection). gthread 2x4 was ~10% faster still but its p99 doubled
+(~29 ms: four threads share one GIL on CPU-bound work), so it fails the
+tail-latency guard in bench.run.pick_winner. Every knob can be overridden
+from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
+workers), GUNICORN_TIMEOUT.
 """
 
 import multiprocessing
 import os
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
-threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
+threads = int(os.environ.get("GUNICORN_THREADS", "2"))
 worker_class = "gthread" if threads > 1 else "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 10

@@ -71,7 +71,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config.update(_config(config))
     app.url_map.strict_slashes = False
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"))
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper())
 
     _require_json(app)
     api = KalukiApi(app)
