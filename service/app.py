@@ -18,6 +18,7 @@ from . import ledger
 from .api import hands, health, jokers, matches, melds, metrics, referee, rulesets, violations
 from .api.common import ProblemSchema
 from .api.jsonio import OrjsonProvider
+from .api.parsing import install_fast_views
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
 
 API_TITLE = "Kaluki scoring and adjudication API"
@@ -81,6 +82,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(extra)
     ledger.setup(app)  # match ledgers in Redis (created on first use)
     install(app)  # after Api(): our problem handlers replace flask-smorest's
+    if app.config.get("FAST_VIEWS", True):
+        install_fast_views(app)
 
     assets = swagger_ui_bundle.swagger_ui_path
 

@@ -19,7 +19,7 @@ from .common import (
     ruleset_field,
 )
 from .jsonio import json_response
-from .parsing import Blueprint
+from .parsing import Blueprint, hot
 from .problems import Problem, from_engine
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
@@ -67,6 +67,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
 @blp.route("/score", methods=["POST"])
 @blp.arguments(ScoreSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ScoreResponse)
+@hot
 def score(args: dict[str, Any]):
     """Score a finished hand from the cards each player still holds."""
     rules = rules_of(args["ruleset"])
@@ -95,6 +96,7 @@ class AnalyzeResponse(Schema):
 @blp.route("/analyze", methods=["POST"])
 @blp.arguments(AnalyzeSchema())
 @blp.response(200, AnalyzeResponse)
+@hot
 def analyze(args: dict[str, Any]):
     """The best arrangement of a hand (lowest deadwood, then most cards melded), found
     exactly, and whether the player can open, go out, or win specially."""

@@ -21,7 +21,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint
+from .parsing import Blueprint, hot
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
                 description="Free jokers from melds on the table.")
@@ -47,6 +47,7 @@ class ReleaseResponse(Schema):
 @blp.route("/release", methods=["POST"])
 @blp.arguments(ReleaseSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ReleaseResponse)
+@hot
 def release(args: dict[str, Any]):
     """Lay naturals on a meld to free its joker(s); says where a freed joker must go."""
     rules = rules_of(args["ruleset"])

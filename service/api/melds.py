@@ -22,7 +22,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, FastField
+from .parsing import Blueprint, FastField, hot
 from .problems import Problem
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
@@ -52,6 +52,7 @@ class ValidateResponse(Schema):
 @blp.route("/validate", methods=["POST"])
 @blp.arguments(ValidateSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ValidateResponse)
+@hot
 def validate_meld(args: dict[str, Any]):
     """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
     rules = rules_of(args["ruleset"])
@@ -97,6 +98,7 @@ class OpeningResponse(Schema):
 @blp.route("/opening", methods=["POST"])
 @blp.arguments(OpeningSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, OpeningResponse)
+@hot
 def opening(args: dict[str, Any]):
     """Do these melds, laid together as a first meld, reach the opening threshold?"""
     rules = rules_of(args["ruleset"])
@@ -145,6 +147,7 @@ class BuildResponse(Schema):
 @blp.route("/build", methods=["POST"])
 @blp.arguments(BuildSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, BuildResponse)
+@hot
 def build(args: dict[str, Any]):
     """Add cards to a meld on the table (a card that fits both ends of a run goes high)."""
     rules = rules_of(args["ruleset"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from service.api.hands import AnalyzeSchema, ScoreSchema
 from service.api.jokers import ReleaseSchema
 from service.api.melds import BuildSchema, OpeningSchema, ValidateSchema
 from service.api.parsing import FastLoader
+from service.app import create_app
 
 from .test_stateless import VALID_BODIES
 
@@ -58,3 +60,28 @@ def test_fast_path_agrees_with_marshmallow(path: str, data: st.DataObject) -> No
         assert fast is None
         return
     assert fast is None or fast == slow
+
+
+FAST = create_app({"TESTING_NO_METRICS": True})
+SLOW = create_app({"TESTING_NO_METRICS": True, "FAST_VIEWS": False})
+
+
+def test_hot_views_have_a_fast_path() -> None:
+    fast_views = {e for e, f in FAST.view_functions.items() if f.__qualname__.endswith("fast")}
+    assert {"melds.validate_meld", "melds.opening", "melds.build", "jokers.release",
+            "hands.score", "hands.analyze"} <= fast_views
+    assert not any(f.__qualname__.endswith("fast") for f in SLOW.view_functions.values())
+
+
+@pytest.mark.parametrize("path", list(SCHEMAS))
+@given(data=st.data())
+@settings(max_examples=60)
+def test_fast_views_answer_exactly_like_the_full_path(path: str, data: st.DataObject) -> None:
+    """Same status, same body, byte for byte, whichever path a request takes."""
+    body: Any = dict(VALID_BODIES[path])
+    for key in data.draw(st.lists(st.sampled_from([*body, "extra"]), max_size=2)):
+        body[key] = data.draw(values)
+    raw = json.dumps(body)
+    a = FAST.test_client().post(path, data=raw, content_type="application/json")
+    b = SLOW.test_client().post(path, data=raw, content_type="application/json")
+    assert (a.status_code, a.data) == (b.status_code, b.data)
