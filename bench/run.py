@@ -188,11 +188,31 @@ def _baseline(args: argparse.Namespace, label: str) -> Result:
                                         BODIES / "validate.json"), args, name=label)
 
 
+def _merge(name: str, runs: list[Result]) -> Result:
+    """Several short runs of one target as one row: summed counts, median latencies."""
+    return Result(name=name, tool=runs[0].tool, requests=sum(r.requests for r in runs),
+                  duration_s=sum(r.duration_s for r in runs),
+                  p50_ms=median(r.p50_ms for r in runs), p90_ms=median(r.p90_ms for r in runs),
+                  p99_ms=median(r.p99_ms for r in runs), max_ms=max(r.max_ms for r in runs),
+                  non2xx=sum(r.non2xx for r in runs),
+                  socket_errors=sum(r.socket_errors for r in runs),
+                  extra={"cpu_us_per_req": median(r.extra["cpu_us_per_req"] for r in runs),
+                         "load1_before": runs[0].extra["load1_before"],
+                         "load1_after": runs[-1].extra["load1_after"]})
+
+
 def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Result, list[Result]]:
-    """The endpoints, between two baseline runs (their mean is the ratios' denominator)."""
+    """Each endpoint in ``args.pairs`` short runs, each right after a baseline run.
+
+    Both servers stay up; only one is loaded at a time. An endpoint's ratio is the
+    median of its per-pair ratios (endpoint rps / the baseline rps measured just
+    before it), so slow drifts of a shared or virtual machine cancel out.
+    """
     results: list[Result] = []
-    first = _baseline(args, "baseline, before")
-    with Server(SERVICE_APP) as srv:
+    base_runs: list[Result] = []
+    base_target = Target("baseline (bare Flask)", "/echo", BODIES / "validate.json")
+    slice_s = max(1.0, args.duration / args.pairs)
+    with Server(BASELINE_APP) as base, Server(SERVICE_APP) as srv:
         paths = served_paths(srv.url)
         targets = []
         for name, path, body in ENDPOINTS:
@@ -207,27 +227,26 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             if args.only and t.name not in args.only:
                 continue
             probe(srv.url, t, notes)
-            results.append(measure(srv, t, args))
+            runs, ratios, cpu_ratios = [], [], []
+            for _ in range(args.pairs):
+                b = measure(base, base_target, args, duration=slice_s, name="baseline")
+                e = measure(srv, t, args, duration=slice_s)
+                base_runs.append(b)
+                runs.append(e)
+                ratios.append(e.rps / b.rps if b.rps else 0.0)
+                if e.extra["cpu_us_per_req"]:
+                    cpu_ratios.append(b.extra["cpu_us_per_req"] / e.extra["cpu_us_per_req"])
+            row = _merge(t.name, runs)
+            row.extra["ratio"] = median(ratios)
+            row.extra["cpu_ratio"] = median(cpu_ratios) if cpu_ratios else 0.0
+            results.append(row)
         workers = len(srv.worker_pids())
-    last = _baseline(args, "baseline, after")
-    baseline = Result(name="baseline (bare Flask), mean", tool=first.tool,
-                      requests=first.requests + last.requests,
-                      duration_s=first.duration_s + last.duration_s,
-                      p50_ms=(first.p50_ms + last.p50_ms) / 2,
-                      p90_ms=(first.p90_ms + last.p90_ms) / 2,
-                      p99_ms=(first.p99_ms + last.p99_ms) / 2,
-                      max_ms=max(first.max_ms, last.max_ms),
-                      non2xx=first.non2xx + last.non2xx,
-                      socket_errors=first.socket_errors + last.socket_errors,
-                      extra={"before_rps": first.rps, "after_rps": last.rps,
-                             "cpu_us_per_req": (first.extra["cpu_us_per_req"]
-                                                + last.extra["cpu_us_per_req"]) / 2,
-                             "load1_before": first.extra["load1_before"],
-                             "load1_after": last.extra["load1_after"]})
-    results = [first, *results, last]
+    baseline = _merge("baseline (bare Flask), all runs", base_runs)
     notes.append(f"server: deploy/gunicorn.conf.py defaults ({workers} workers); "
-                 f"{args.connections} connections; {args.warmup:g} s warm-up, "
-                 f"{args.duration:g} s measured per endpoint; tool: {baseline.tool}.")
+                 f"{args.connections} connections; per endpoint {args.pairs} pairs of "
+                 f"({args.warmup:g} s warm-up + {slice_s:g} s baseline, then the same for "
+                 f"the endpoint); ratios are medians of the per-pair ratios; tool: "
+                 f"{baseline.tool}.")
     return baseline, results
 
 
@@ -418,13 +437,14 @@ def micro_section(args: argparse.Namespace) -> list[tuple[str, str]]:
 # -- report ----------------------------------------------------------------------------
 
 def _fmt_row(r: Result, base: Result) -> str:
-    ratio = r.rps / base.rps if base.rps else 0
+    """One table row; ratios are the paired medians when measured in pairs."""
+    ratio = r.extra.get("ratio", r.rps / base.rps if base.rps else 0)
     flag = f" ({r.non2xx} non-2xx)" if r.non2xx else ""
     cpu = r.extra.get("cpu_us_per_req", 0)
     base_cpu = base.extra.get("cpu_us_per_req", 0)
-    cpu_ratio = f"{cpu / base_cpu:.2f}" if base_cpu else "–"
+    cpu_ratio = r.extra.get("cpu_ratio", base_cpu / cpu if cpu else 0)
     return (f"| {r.name}{flag} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | "
-            f"{ratio:.2f} | {cpu:,.0f} | {cpu_ratio} | {r.extra.get('load1_before', -1):.1f} |")
+            f"{ratio:.2f} | {cpu:,.0f} | {cpu_ratio:.2f} | {r.extra.get('load1_before', -1):.1f} |")
 
 
 def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str],
@@ -440,8 +460,8 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
     if http:
         base, results = http
         out += ["## HTTP endpoints", "",
-                "| endpoint | requests/s | p50 ms | p99 ms | rps ratio to baseline "
-                "| worker CPU µs/req | CPU ratio to baseline | load |",
+                "| endpoint | requests/s | p50 ms | p99 ms | throughput ratio to baseline "
+                "| worker CPU µs/req | baseline CPU / endpoint CPU | load |",
                 "|---|---:|---:|---:|---:|---:|---:|---:|", _fmt_row(base, base)]
         out += [_fmt_row(r, base) for r in results]
         out += [""] + [f"* {n}" for n in notes] + [""]
@@ -554,6 +574,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python-loadgen", dest="use_wrk", action="store_false", default=None,
                     help="use the pure-Python load generator even when wrk is installed")
     ap.add_argument("--rounds", type=int, default=2, help="worker-model rounds (median)")
+    ap.add_argument("--pairs", type=int, default=3,
+                    help="baseline/endpoint pairs per endpoint (ratio = median)")
     ap.add_argument("--worker-duration", type=float, default=5,
                     help="seconds measured per worker-model run")
     ap.add_argument("--skip-http", action="store_true")

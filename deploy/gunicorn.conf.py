@@ -27,6 +27,9 @@ keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
 max_requests_jitter = 100 if max_requests else 0
 preload_app = True
+# SO_REUSEPORT: the kernel spreads new connections over the workers (with keep-alive,
+# one gthread worker could otherwise accept every connection and leave the other idle)
+reuse_port = True
 accesslog = os.environ.get("ACCESS_LOG") or None
 errorlog = "-"
 # gunicorn >= 23 opens a control socket at one fixed path per user: give each port its own,
