@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 RANKS = "A23456789TJQK"
 """Rank letters in order; a card's ``rank`` is its 1-based position (A=1, K=13)."""
@@ -68,10 +68,10 @@ class Card:
 
     rank: int
     suit: str
+    is_joker: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def is_joker(self) -> bool:
-        return self.rank == 0
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_joker", self.rank == 0)
 
     @property
     def index(self) -> int:
@@ -150,10 +150,11 @@ class MeldCard:
     card: Card
     as_rank: int | None = None
     as_suit: str | None = None
+    is_joker: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def is_joker(self) -> bool:
-        return self.card.rank == 0
+    def __post_init__(self) -> None:
+        # read on every step of meld reading: a plain slot, not a property
+        object.__setattr__(self, "is_joker", self.card.rank == 0)
 
     def __str__(self) -> str:
         if not self.is_joker or self.as_rank is None:
@@ -163,6 +164,9 @@ class MeldCard:
 
 def parse_meld_card(text: object) -> MeldCard:
     """Read a card as written inside a meld (``JK=7h`` allowed)."""
+    known = _MELD_SPELLINGS.get(text) if isinstance(text, str) else None
+    if known is not None:
+        return known
     if isinstance(text, str) and "=" in text:
         head, _, tail = text.partition("=")
         if head.strip().lower() not in _JOKER_WORDS:
@@ -182,6 +186,9 @@ def parse_meld_card(text: object) -> MeldCard:
 for _c in _BY_INDEX:
     for _form in {str(_c), str(_c).lower(), str(_c).upper(), str(_c).replace("T", "10")}:
         _SPELLINGS[_form] = _c
+
+
+_MELD_SPELLINGS: dict[str, MeldCard] = {form: MeldCard(card) for form, card in _SPELLINGS.items()}
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:
