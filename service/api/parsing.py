@@ -108,9 +108,9 @@ def _compile(field: fields.Field) -> Check:
                 out = loader.load(v)
                 return _FAIL if out is None else out
     else:  # a FastField (checked by _supported)
-        def base(v: Any) -> Any:
+        def base(v: Any) -> Any:  # our own fields: their _deserialize is the whole check
             try:
-                return field.deserialize(v)
+                return field._deserialize(v, None, None)
             except ValidationError:
                 return _FAIL
     validators = tuple(field.validators)

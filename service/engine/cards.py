@@ -69,9 +69,12 @@ class Card:
     rank: int
     suit: str
     is_joker: bool = field(init=False, compare=False, repr=False)
+    text: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        # plain slots, read on every step of meld reading and rendering
         object.__setattr__(self, "is_joker", self.rank == 0)
+        object.__setattr__(self, "text", "JK" if self.rank == 0 else RANKS[self.rank - 1] + self.suit)
 
     @property
     def index(self) -> int:
@@ -83,7 +86,7 @@ class Card:
         return parse_card(text)
 
     def __str__(self) -> str:
-        return "JK" if self.rank == 0 else RANKS[self.rank - 1] + self.suit
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
@@ -151,15 +154,16 @@ class MeldCard:
     as_rank: int | None = None
     as_suit: str | None = None
     is_joker: bool = field(init=False, compare=False, repr=False)
+    text: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        # read on every step of meld reading: a plain slot, not a property
-        object.__setattr__(self, "is_joker", self.card.rank == 0)
+        joker = self.card.rank == 0
+        object.__setattr__(self, "is_joker", joker)
+        object.__setattr__(self, "text", self.card.text if not joker or self.as_rank is None
+                           else "JK=" + RANKS[self.as_rank - 1] + (self.as_suit or ""))
 
     def __str__(self) -> str:
-        if not self.is_joker or self.as_rank is None:
-            return str(self.card)
-        return "JK=" + RANKS[self.as_rank - 1] + (self.as_suit or "")
+        return self.text
 
 
 def parse_meld_card(text: object) -> MeldCard:
