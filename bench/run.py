@@ -223,10 +223,12 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
         ledger = ledger_target(srv.url, paths, notes)
         if ledger:
             targets.append(ledger)
-        for t in targets:
-            if args.only and t.name not in args.only:
-                continue
+        chosen = [t for t in targets if not args.only or t.name in args.only]
+        for t in chosen:  # first requests import, cache and allocate: warm every path once
             probe(srv.url, t, notes)
+            loadgen.run(srv.url, t, 2.0, args.connections, use_wrk=args.use_wrk)
+        loadgen.run(base.url, base_target, 2.0, args.connections, use_wrk=args.use_wrk)
+        for t in chosen:
             runs, ratios, cpu_ratios = [], [], []
             for _ in range(args.pairs):
                 b = measure(base, base_target, args, duration=slice_s, name="baseline")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
@@ -13,6 +13,8 @@ from ..engine.rules import RuleSet, RuleSetError, resolve
 from ..engine.violations import Violation
 from .parsing import FastField
 from .problems import Problem, from_engine, language
+
+T = TypeVar("T")
 
 MAX_CARDS = 120  # more cards than any deck of the catalog: rejected by the schema
 
@@ -53,24 +55,23 @@ def rules_of(spec: object) -> RuleSet:
         raise from_engine(exc, "ruleset") from None
 
 
-def cards_at(texts: Sequence[Any], field: str) -> list[Card]:
+def _each(texts: Sequence[Any], field: str, parse: Callable[[Any], T]) -> list[T]:
+    """Parse every card of a list; a bad one is a 422 naming its place (``cards.3``)."""
     out = []
     for i, t in enumerate(texts):
         try:
-            out.append(parse_card(t))
+            out.append(parse(t))
         except CardError as exc:
             raise from_engine(exc, f"{field}.{i}") from None
     return out
+
+
+def cards_at(texts: Sequence[Any], field: str) -> list[Card]:
+    return _each(texts, field, parse_card)
 
 
 def meld_cards_at(texts: Sequence[Any], field: str) -> list[MeldCard]:
-    out = []
-    for i, t in enumerate(texts):
-        try:
-            out.append(parse_meld_card(t))
-        except CardError as exc:
-            raise from_engine(exc, f"{field}.{i}") from None
-    return out
+    return _each(texts, field, parse_meld_card)
 
 
 def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:

@@ -228,6 +228,16 @@ def _not_found(match_id: str) -> Problem:
                    nl=f"Geen partij {match_id!r} (misschien verlopen; importeer de export).")
 
 
+def _load(match_id: str) -> tuple[Any, Any]:
+    """The store and the match's state, or a 404 problem."""
+    _check_id(match_id)
+    store = _store()
+    s = store.load(match_id)
+    if s is None:
+        raise _not_found(match_id)
+    return store, s
+
+
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -409,11 +419,7 @@ def get(match_id: str):
 @_problems(401, 403, 404, 412, 503)
 def delete(match_id: str):
     """Delete the match (needs its token)."""
-    _check_id(match_id)
-    store = _store()
-    s = store.load(match_id)
-    if s is None:
-        raise _not_found(match_id)
+    store, s = _load(match_id)
     _authorize(s.token_hash)
     if not _if_match_ok(s.version, s.head):
         raise _stale()
@@ -558,11 +564,7 @@ def _parse_cursor(cursor: str | None) -> int:
 @_problems(404, 422, 503)
 def list_hands(args: dict[str, Any], match_id: str):
     """The ledger's entries in order, ``limit`` at a time; follow ``next_cursor``."""
-    _check_id(match_id)
-    store = _store()
-    s = store.load(match_id)
-    if s is None:
-        raise _not_found(match_id)
+    store, s = _load(match_id)
     start = _parse_cursor(args.get("cursor"))
     limit = args["limit"]
     items = store.entries(match_id, start, start + limit - 1) if start < s.version else []
@@ -596,11 +598,7 @@ def get_entry(match_id: str, seq: int):
 @_problems(404, 503)
 def export(match_id: str):
     """The whole ledger: keep it, and ``POST /v1/matches/import`` restores the match."""
-    _check_id(match_id)
-    store = _store()
-    s = store.load(match_id)
-    if s is None:
-        raise _not_found(match_id)
+    store, s = _load(match_id)
     entries = store.entries(match_id)
     if len(entries) != s.version:  # appended between the two reads: read again
         s = store.load(match_id)
