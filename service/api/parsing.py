@@ -77,6 +77,9 @@ def _compile(field: fields.Field) -> Check:
     elif kind is fields.Integer:
         def base(v: Any) -> Any:
             return v if type(v) is int else _FAIL
+    elif kind is fields.Dict and field.key_field is None and field.value_field is None:  # type: ignore[attr-defined]
+        def base(v: Any) -> Any:  # an untyped object: marshmallow returns a copy
+            return dict(v) if type(v) is dict else _FAIL
     elif kind is fields.List:
         inner_field = field.inner  # type: ignore[attr-defined]
         if type(inner_field) is fields.String and not inner_field.validators:
@@ -138,6 +141,8 @@ def _compile(field: fields.Field) -> Check:
 def _supported(schema: Schema) -> bool:
     known = (fields.String, fields.Boolean, fields.Integer, fields.List, fields.Nested)
     for f in schema.load_fields.values():
+        if type(f) is fields.Dict and f.key_field is None and f.value_field is None:
+            continue
         if type(f) not in known and not isinstance(f, FastField):
             return False
         if type(f) is fields.List and type(f.inner) not in known and not isinstance(f.inner, FastField):

@@ -30,7 +30,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint
+from .parsing import Blueprint, hot
 from .problems import Problem, from_engine
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
@@ -223,6 +223,7 @@ def adjudicate():
 @blp.route("/turns/check", methods=["POST"])
 @blp.arguments(TurnCheckSchema())
 @blp.response(200, TurnCheckResponse)
+@hot
 def check_turn(args: dict[str, Any]):
     """Rule on one turn, statelessly: table, the player's hand before the draw, whether
     they have opened and the discard pile's top card."""

@@ -14,6 +14,7 @@ from service.api.hands import AnalyzeSchema, ScoreSchema
 from service.api.jokers import ReleaseSchema
 from service.api.melds import BuildSchema, OpeningSchema, ValidateSchema
 from service.api.parsing import FastLoader
+from service.api.referee import TurnCheckSchema
 from service.app import create_app
 
 from .test_stateless import VALID_BODIES
@@ -25,7 +26,14 @@ SCHEMAS = {
     "/v1/jokers/release": ReleaseSchema(),
     "/v1/hands/score": ScoreSchema(),
     "/v1/hands/analyze": AnalyzeSchema(),
+    "/v1/turns/check": TurnCheckSchema(),
 }
+BODIES = {**VALID_BODIES, "/v1/turns/check": {
+    "ruleset": "kaluki-hunt", "table": [["5h", "6h", "7h"]], "opened": True, "discard_top": "9h",
+    "hand": ["Kh", "Ks", "Kd", "2c", "3c", "4c", "8h", "9s"],
+    "turn": {"draw": {"from": "discard", "card": "9h"},
+             "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"build": {"meld": 0, "cards": ["8h", "9h"]}}],
+             "discard": "9s"}}}
 
 leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.sampled_from(
     ["kaluki-51", "Ah", "JK", "set", "run", "low", "out", "special", "a", "", "10h"]))
@@ -39,7 +47,7 @@ def test_valid_bodies_take_the_fast_path(path: str) -> None:
     schema = SCHEMAS[path]
     fast = FastLoader(schema)
     assert fast.usable
-    assert fast.load(VALID_BODIES[path]) == schema.load(VALID_BODIES[path])
+    assert fast.load(BODIES[path]) == schema.load(BODIES[path])
 
 
 @pytest.mark.parametrize("path", list(SCHEMAS))
@@ -47,7 +55,7 @@ def test_valid_bodies_take_the_fast_path(path: str) -> None:
 @settings(max_examples=150)
 def test_fast_path_agrees_with_marshmallow(path: str, data: st.DataObject) -> None:
     schema = SCHEMAS[path]
-    body: Any = dict(VALID_BODIES[path])
+    body: Any = dict(BODIES[path])
     for key in data.draw(st.lists(st.sampled_from([*body, "extra"]), max_size=3)):
         if data.draw(st.booleans()):
             body.pop(key, None)
@@ -69,7 +77,7 @@ SLOW = create_app({"TESTING_NO_METRICS": True, "FAST_VIEWS": False})
 def test_hot_views_have_a_fast_path() -> None:
     fast_views = {e for e, f in FAST.view_functions.items() if f.__qualname__.endswith("fast")}
     assert {"melds.validate_meld", "melds.opening", "melds.build", "jokers.release",
-            "hands.score", "hands.analyze"} <= fast_views
+            "hands.score", "hands.analyze", "referee.check_turn"} <= fast_views
     assert not any(f.__qualname__.endswith("fast") for f in SLOW.view_functions.values())
 
 
@@ -78,7 +86,7 @@ def test_hot_views_have_a_fast_path() -> None:
 @settings(max_examples=60)
 def test_fast_views_answer_exactly_like_the_full_path(path: str, data: st.DataObject) -> None:
     """Same status, same body, byte for byte, whichever path a request takes."""
-    body: Any = dict(VALID_BODIES[path])
+    body: Any = dict(BODIES[path])
     for key in data.draw(st.lists(st.sampled_from([*body, "extra"]), max_size=2)):
         body[key] = data.draw(values)
     raw = json.dumps(body)
