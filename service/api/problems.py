@@ -51,6 +51,31 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "unknown-player": ("Unknown player", "Onbekende speler"),
     "missing-card": ("Missing card", "Ontbrekende kaart"),
     "hand-too-large": ("Hand too large", "Hand te groot"),
+    # match ledgers
+    "ledger-unavailable": ("Match store unavailable", "Wedstrijdopslag niet bereikbaar"),
+    "ledger-busy": ("Match store busy", "Wedstrijdopslag bezet"),
+    "match-not-found": ("Match not found", "Wedstrijd niet gevonden"),
+    "match-exists": ("Match already exists", "Wedstrijd bestaat al"),
+    "match-finished": ("Match finished", "Wedstrijd afgelopen"),
+    "token-required": ("Token required", "Token vereist"),
+    "token-invalid": ("Token invalid", "Ongeldig token"),
+    "precondition-failed": ("Precondition failed", "Voorwaarde niet vervuld"),
+    "idempotency-key-required": ("Idempotency-Key required", "Idempotency-Key vereist"),
+    "idempotency-key-invalid": ("Idempotency-Key invalid", "Ongeldige Idempotency-Key"),
+    "idempotency-key-reused": ("Idempotency-Key reused for another body",
+                               "Idempotency-Key hergebruikt voor een andere inhoud"),
+    "invalid-cursor": ("Invalid cursor", "Ongeldige cursor"),
+    "entry-not-found": ("Ledger entry not found", "Regel niet gevonden"),
+    "invalid-entry": ("Invalid ledger entry", "Ongeldige regel"),
+    "chain-broken": ("Hash chain broken", "Hashketen verbroken"),
+    "rescore-mismatch": ("Re-scored hand differs", "Herberekende hand wijkt af"),
+    "hand-players": ("Players do not fit the match", "Spelers passen niet bij de wedstrijd"),
+    "invalid-hand": ("Invalid hand", "Ongeldige hand"),
+    "illegal-record": ("Illegal hand record", "Onreglementair handverslag"),
+    "records-unsupported": ("Hand records unsupported", "Handverslagen niet ondersteund"),
+    "buy-ins-not-allowed": ("Buy-ins not allowed", "Terugkopen niet toegestaan"),
+    "buy-ins-closed": ("Buy-ins closed", "Terugkopen gesloten"),
+    "player-not-eliminated": ("Player not eliminated", "Speler niet uitgeschakeld"),
     "internal-error": ("Internal error", "Interne fout"),
     "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),
 }
@@ -208,7 +233,17 @@ def _limit() -> int:
 
 
 def install(app: Flask) -> None:
-    """Route every error through problem details."""
+    """Route every error through problem details, and make each ``type`` URI resolve."""
+
+    @app.route("/problems/<code>")
+    def problem_type(code: str) -> Response:
+        """What a problem ``type`` means: its code and title, in English and Dutch."""
+        if code not in TITLES:
+            raise Problem(404, "not-found", f"no problem type {code!r}",
+                          nl=f"geen probleemtype {code!r}")
+        en, nl = TITLES[code]
+        return Response(dumps({"type": f"/problems/{code}", "code": code,
+                               "title": {"en": en, "nl": nl}}), mimetype="application/json")
 
     @app.errorhandler(Problem)
     def _problem(exc: Problem) -> Response:

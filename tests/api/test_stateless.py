@@ -388,3 +388,25 @@ def test_cors_for_browsers(client) -> None:
     assert pre.status_code == 200 and "POST" in pre.headers["Access-Control-Allow-Methods"]
     plain = post(client, "/v1/melds/validate", VALID_BODIES["/v1/melds/validate"])
     assert "Access-Control-Allow-Origin" not in plain.headers
+
+
+def test_problem_types_resolve(client) -> None:
+    """RFC 9457: a problem's type URI names a document that explains it."""
+    problem = post(client, "/v1/hands/score", {**VALID_BODIES["/v1/hands/score"], "ruleset": "gin"})
+    doc = client.get(problem.get_json()["type"]).get_json()
+    assert doc["code"] == "unknown-ruleset" and doc["title"]["en"] == "Unknown rule set"
+    assert_problem(client.get("/problems/no-such-thing"), 404, "not-found")
+
+
+def test_every_problem_code_has_titles() -> None:
+    """Each code the service can answer with has an English and a Dutch title."""
+    import re
+    from pathlib import Path
+
+    from service.api.problems import TITLES
+
+    root = Path(__file__).resolve().parents[2] / "service"
+    src = "\n".join(p.read_text() for p in root.rglob("*.py"))
+    codes = set(re.findall(r'Problem\(\d+, "([a-z-]+)"', src))
+    codes |= set(re.findall(r'(?:MatchError|RecordError|ScoringError)\(\s*"([a-z-]+)"', src))
+    assert codes and codes <= set(TITLES), sorted(codes - set(TITLES))
