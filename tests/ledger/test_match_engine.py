@@ -31,6 +31,7 @@ def test_bad_config():
 
 
 def test_goal_first_to_reach_wins():
+    """S0: "the first player to reach this score wins"; SPEC §3 match_end goal."""
     cfg = MatchConfig("goal", goal_points=100)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 60, 0), ("b", 0, 0), ("c", 0, 0)])
@@ -43,6 +44,7 @@ def test_goal_first_to_reach_wins():
 
 
 def test_elimination_and_last_one_standing():
+    """pagat (kaluki-uk): over 150 penalty points a player is out; the last one left wins."""
     cfg = MatchConfig("elimination", elimination_over=20)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 20), ("c", 0, 21)])
@@ -56,6 +58,8 @@ def test_elimination_and_last_one_standing():
 
 
 def test_buy_in_rules():
+    """pagat (kaluki-uk): an eliminated player may buy back in at the highest remaining
+    score, never once only two players remain; SPEC §3 buy_ins."""
     cfg = MatchConfig("elimination", elimination_over=20, buy_ins=True)
     s = new_state(["a", "b", "c", "d"])
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 12), ("d", 0, 7)])
@@ -80,6 +84,7 @@ def test_buy_in_rules():
 
 
 def test_hands_winner_and_ties():
+    """SPEC §3 match_end hands (kaluki-hunt: 10 hands): most points, then least penalty."""
     cfg = MatchConfig("hands", match_hands=2)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 20, 0), ("b", 0, 5), ("c", 0, 9)])
