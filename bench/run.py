@@ -42,7 +42,10 @@ RESULTS_MD = BENCH / "RESULTS.md"
 ENDPOINTS = [
     ("validate", "/v1/melds/validate", "validate.json"),
     ("opening", "/v1/melds/opening", "opening.json"),
+    ("build", "/v1/melds/build", "build.json"),
+    ("release", "/v1/jokers/release", "release.json"),
     ("score", "/v1/hands/score", "score.json"),
+    ("turn-check", "/v1/turns/check", "turncheck.json"),
     ("analyze", "/v1/hands/analyze", "analyze.json"),
     ("adjudicate", "/v1/hands/adjudicate", "adjudicate.json"),
 ]
@@ -212,6 +215,8 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
     base_runs: list[Result] = []
     base_target = Target("baseline (bare Flask)", "/echo", BODIES / "validate.json")
     slice_s = max(1.0, args.duration / args.pairs)
+    # every path is warmed once below; each paired run then needs only a short settle
+    pair_args = argparse.Namespace(**{**vars(args), "warmup": min(args.warmup, 0.5)})
     with Server(BASELINE_APP) as base, Server(SERVICE_APP) as srv:
         paths = served_paths(srv.url)
         targets = []
@@ -231,8 +236,8 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
         for t in chosen:
             runs, ratios, cpu_ratios = [], [], []
             for _ in range(args.pairs):
-                b = measure(base, base_target, args, duration=slice_s, name="baseline")
-                e = measure(srv, t, args, duration=slice_s)
+                b = measure(base, base_target, pair_args, duration=slice_s, name="baseline")
+                e = measure(srv, t, pair_args, duration=slice_s)
                 base_runs.append(b)
                 runs.append(e)
                 ratios.append(e.rps / b.rps if b.rps else 0.0)
@@ -245,9 +250,10 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
         workers = len(srv.worker_pids())
     baseline = _merge("baseline (bare Flask), all runs", base_runs)
     notes.append(f"server: deploy/gunicorn.conf.py defaults ({workers} workers); "
-                 f"{args.connections} connections; per endpoint {args.pairs} pairs of "
-                 f"({args.warmup:g} s warm-up + {slice_s:g} s baseline, then the same for "
-                 f"the endpoint); ratios are medians of the per-pair ratios; tool: "
+                 f"{args.connections} connections; every path warmed {2:g} s first, then per "
+                 f"endpoint {args.pairs} pairs of ({pair_args.warmup:g} s settle + {slice_s:g} s "
+                 f"baseline, then the same for the endpoint); ratios are medians of the "
+                 f"per-pair ratios; tool: "
                  f"{baseline.tool}.")
     return baseline, results
 
@@ -576,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python-loadgen", dest="use_wrk", action="store_false", default=None,
                     help="use the pure-Python load generator even when wrk is installed")
     ap.add_argument("--rounds", type=int, default=2, help="worker-model rounds (median)")
-    ap.add_argument("--pairs", type=int, default=3,
+    ap.add_argument("--pairs", type=int, default=5,
                     help="baseline/endpoint pairs per endpoint (ratio = median)")
     ap.add_argument("--worker-duration", type=float, default=5,
                     help="seconds measured per worker-model run")
