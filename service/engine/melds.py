@@ -283,17 +283,27 @@ def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str |
     tokens = as_tokens(cards)
     if not tokens:
         return MeldRuling(False, violations=(Violation("meld-empty"),))
-    set_reading = read_set(tokens, rules) if kind in (None, SET) else None
-    run_readings = read_runs(tokens, rules) if kind in (None, RUN) else None
+    # Naturals of two ranks cannot be a set; two naturals of one rank cannot be a run.
+    # A reading that cannot be legal is read only if no reading is (to say why not).
+    ranks = [t.card.rank for t in tokens if not t.is_joker]
+    distinct = len(set(ranks))
+    set_reading = read_set(tokens, rules) if kind == SET or (kind is None and distinct <= 1) else None
+    run_readings = (read_runs(tokens, rules)
+                    if kind == RUN or (kind is None and distinct == len(ranks)) else None)
     legal: list[Meld] = []
     if isinstance(set_reading, Meld):
         legal.append(set_reading)
     if isinstance(run_readings, list):
         legal.extend(run_readings)
+    if len(legal) == 1:
+        return MeldRuling(True, legal[0])
     if legal:
         # most points first; a set before a run; then the lower run
         legal.sort(key=lambda m: (-m.points, m.kind != SET, m.start))
         return MeldRuling(True, legal[0], tuple(legal[1:]))
+    if kind is None:
+        set_reading = set_reading or read_set(tokens, rules)
+        run_readings = run_readings or read_runs(tokens, rules)
     return MeldRuling(False, violations=(_why_not(tokens, set_reading, run_readings, kind),))
 
 
