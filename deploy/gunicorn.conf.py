@@ -40,8 +40,9 @@ control_socket = os.environ.get(
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 
 # /metrics sums every worker's numbers through files in this directory (cleared at start)
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
-                      f"/tmp/kaluki-metrics-{os.environ.get('PORT', '8000')}")
+# (an empty value counts as unset: prometheus_client would write its files to the cwd)
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = f"/tmp/kaluki-metrics-{os.environ.get('PORT', '8000')}"
 
 
 def on_starting(server):  # noqa: ARG001 - gunicorn hook signature
