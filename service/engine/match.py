@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .rules import MATCH_END_MODES, RuleSet
+from .rules import InvalidParameter, RuleSet, check_param
 
 IN_PROGRESS = "in_progress"
 FINISHED = "finished"
@@ -61,16 +61,12 @@ class MatchConfig:
     buy_ins: bool = False
 
     def __post_init__(self) -> None:
-        if self.match_end not in MATCH_END_MODES:
-            raise MatchError("invalid-parameter", f"match_end is one of {', '.join(MATCH_END_MODES)}",
-                             422, "match_end")
-        for name in ("goal_points", "elimination_over", "match_hands"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1_000_000:
-                raise MatchError("invalid-parameter", f"{name} is an integer from 1 to 1000000",
-                                 422, name)
-        if not isinstance(self.buy_ins, bool):
-            raise MatchError("invalid-parameter", "buy_ins is true or false", 422, "buy_ins")
+        # the rule-set parameters' own checks: one definition of what a valid value is
+        for name in CONFIG_KEYS:
+            try:
+                check_param(name, getattr(self, name))
+            except InvalidParameter as exc:
+                raise MatchError("invalid-parameter", str(exc), 422, name) from None
 
     @classmethod
     def from_rules(cls, rules: RuleSet, overrides: Mapping[str, Any] | None = None) -> MatchConfig:

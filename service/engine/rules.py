@@ -249,6 +249,11 @@ class RuleSet:
         return dataclasses.replace(self, name=name or self.name, **changes)
 
 
+def check_param(name: str, value: object) -> None:
+    """Raise :class:`InvalidParameter` unless ``value`` is valid for parameter ``name``."""
+    _check(PARAMS_BY_NAME[name], value)
+
+
 def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
