@@ -45,8 +45,18 @@ def test_render_ratios_and_kept_sections() -> None:
     previous = "# x\n\n## Memory\n\nold memory table\n\n## Other\n"
     text = run.render({"cpu": "test"}, (_res("baseline", 2000), [_res("validate", 1000)]),
                       ["a note"], None, None, [], previous)
-    assert "| validate | 1,000 | 1.00 | 3.00 | 0.50 |" in text
+    assert "| validate | 1,000 | 1.00 | 3.00 | 3.0 | 0.50 |" in text
+    assert "ratio ≥ 0.80 **not met**; p99/p50 ≤ 3 met" in text
     assert "old memory table" in text and "not re-run" in text
+
+
+def test_render_pair_spread_and_tail_check() -> None:
+    row = _res("opening", 1600)
+    row.p99_ms = 3.5
+    row.extra.update(ratio=0.8, ratio_min=0.74, ratio_max=0.86)
+    text = run.render({"cpu": "test"}, (_res("baseline", 2000), [row]), [], None, None, [], "")
+    assert "| 0.80 | 0.74–0.86 |" in text
+    assert "ratio ≥ 0.75 met; p99/p50 ≤ 3 **not met**" in text
 
 
 def test_pick_winner_throughput_under_tail_guard() -> None:
