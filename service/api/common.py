@@ -102,12 +102,15 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
     else:
         out["suit"] = meld.suit
     out["points"] = meld.points
-    out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
-    out["closed"] = m.is_closed(meld, rules)
+    jokers = meld.jokers()
+    out["jokers"] = [{"index": i, "as": a} for i, a in jokers]
+    out["closed"] = bool(jokers) and m.is_closed(meld, rules)  # no joker: never closed
     return out
 
 
 def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    if not violations:
+        return []  # the common answer: no need to read Accept-Language
     lang = language()
     return [v.to_dict(lang) for v in violations]
 

@@ -206,10 +206,14 @@ def format_cards(cards: Iterable[Card | MeldCard]) -> list[str]:
 def check_deck(cards: Iterable[Card], decks: int, jokers: int) -> None:
     """Raise :class:`ImpossibleCards` if the cards cannot all come from one deck
     of ``decks`` × 52 cards plus ``jokers`` jokers (SPEC §1, ``impossible-cards``)."""
-    for card, n in Counter(cards).items():
-        limit = jokers if card.is_joker else decks
+    cards = list(cards)
+    texts = [c.text for c in cards]  # a card's text is its identity, and hashes fast
+    if min(decks, jokers) >= 1 and len(set(texts)) == len(texts):
+        return  # no card twice, and every card may be there once
+    for text, n in Counter(texts).items():
+        limit = jokers if text == JOKER.text else decks
         if n > limit:
-            raise ImpossibleCards(card, n, limit)
+            raise ImpossibleCards(next(c for c in cards if c.text == text), n, limit)
 
 
 def full_deck(decks: int, jokers: int) -> list[Card]:

@@ -36,6 +36,10 @@ def rank_of_value(v: int) -> int:
     return (v - 1) % 13 + 1
 
 
+# the same, looked up: values reach 25 (a 13-card run from the king under ``around``)
+_RANK_AT = tuple(rank_of_value(v) for v in range(40))
+
+
 @dataclass(frozen=True, slots=True)
 class Meld:
     """A legal meld as it lies on the table.
@@ -129,9 +133,10 @@ def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
 
 def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
     total = 0
+    represented = rules.joker_opening_value == "represented"
     for i, t in enumerate(tokens):
         v = run_card_value(start + i, rules)
-        total += _joker_points(v, rules) if t.is_joker else v
+        total += v if represented or not t.is_joker else _joker_points(v, rules)
     return total
 
 
@@ -159,7 +164,7 @@ def read_set(tokens: Tokens, rules: RuleSet) -> Meld | Violation:
     for t in tokens:
         if t.is_joker and t.as_rank is not None and t.as_rank != rank:
             return Violation("joker-mismatch", {"declared": str(t), "actual": "JK=" + RANKS[rank - 1]})
-    cards = tuple(MeldCard(JOKER, rank, None) if t.is_joker else t for t in tokens)
+    cards = tuple([MeldCard(JOKER, rank, None) if t.is_joker else t for t in tokens])
     return Meld(SET, cards, rank=rank, points=set_points(rank, len(naturals), n - len(naturals), rules))
 
 
@@ -180,12 +185,20 @@ def _starts(n: int, mode: str) -> range:
     return range(1, 14 - n + 2)
 
 
-def _fits(tokens: Tokens, start: int, suit: str, mode: str, declared: bool) -> bool:
+def _ends_ok(start: int, n: int, mode: str) -> bool:
+    """Whether an ace may lie at either end of the run ``start``..``start + n - 1``.
+
+    Runs start within :func:`_starts`, so outside ``around`` an ace can only be
+    the lowest card (value 1) or the highest (value 14): checking the ends is
+    checking every card.
+    """
+    return mode == "around" or (_ace_ok(start, mode) and _ace_ok(start + n - 1, mode))
+
+
+def _fits(tokens: Tokens, start: int, suit: str, declared: bool) -> bool:
+    """Every natural is the card at its place, and every declared joker says so too."""
     for i, t in enumerate(tokens):
-        v = start + i
-        if mode != "around" and not _ace_ok(v, mode):
-            return False
-        rank = rank_of_value(v)
+        rank = _RANK_AT[start + i]
         if t.is_joker:
             if declared and t.as_rank is not None and (
                     t.as_rank != rank or (t.as_suit is not None and t.as_suit != suit)):
@@ -200,18 +213,22 @@ def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> 
     if n > 13:
         return []
     # the first natural pins the start: one candidate, two when it is an ace (low or high)
-    i, first = next((i, t.card) for i, t in enumerate(tokens) if not t.is_joker)
+    i = 0
+    while tokens[i].is_joker:
+        i += 1
+    first = tokens[i].card
     if mode == "around":
         candidates = {(first.rank - i - 1) % 13 + 1}
     else:
         candidates = {v - i for v in ((1, 14) if first.rank == ACE else (first.rank,))}
     allowed = _starts(n, mode)
-    return sorted(s for s in candidates if s in allowed and _fits(tokens, s, suit, mode, declared))
+    return sorted([s for s in candidates
+                   if s in allowed and _ends_ok(s, n, mode) and _fits(tokens, s, suit, declared)])
 
 
 def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> Meld:
-    cards = tuple(MeldCard(JOKER, rank_of_value(start + i), suit) if t.is_joker else t
-                  for i, t in enumerate(tokens))
+    cards = tuple([MeldCard(JOKER, _RANK_AT[start + i], suit) if t.is_joker else t
+                   for i, t in enumerate(tokens)])
     return Meld(RUN, cards, suit=suit, start=start, points=run_points(start, tokens, rules))
 
 
@@ -243,7 +260,7 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
         dup = next(r for r in ranks if ranks.count(r) > 1)
         return Violation("duplicate-rank", {"rank": RANKS[dup - 1]})
     readings: dict[tuple[int, int], Meld] = {}
-    for seq in (list(tokens), list(reversed(tokens))):
+    for seq in (tokens, tokens[::-1]):
         for s in _run_starts(seq, suit, rules.ace):
             readings.setdefault((s, len(seq)), _make_run(seq, s, suit, rules))
         if readings and len(naturals) > 1:

@@ -65,8 +65,11 @@ def test_deck_check_counts_copies(hand: list[Card], decks: int, jokers: int) -> 
     """SPEC §1 impossible-cards: exactly when some card exceeds its copies."""
     over = any(hand.count(c) > (jokers if c.is_joker else decks) for c in hand)
     if over:
-        with pytest.raises(ImpossibleCards):
+        with pytest.raises(ImpossibleCards) as exc:
             check_deck(hand, decks, jokers)
+        bad = exc.value
+        assert bad.limit == (jokers if bad.card.is_joker else decks)
+        assert bad.count == hand.count(bad.card) > bad.limit
     else:
         check_deck(hand, decks, jokers)
 
