@@ -3,15 +3,17 @@
 Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
 2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
 model": sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
-Flask baseline; medians of 6 runs each): gthread 2x2 served ~2,240 validate
-rps against 2,010-2,150 for every sync count, with a p99 of ~15 ms (sync:
-11-13 ms), the least memory (2 processes, ~66 MiB) and the least CPU per
-baseline request (it keeps connections alive; gunicorn's sync workers close
-every connection). gthread 2x4 was ~10% faster still but its p99 doubled
-(~29 ms: four threads share one GIL on CPU-bound work), so it fails the
-tail-latency guard in bench.run.pick_winner. Every knob can be overridden
+Flask baseline, pooled over 5 runs with each run's numbers taken relative to
+its median model): gthread 2x2 serves 1.08x the median model's validate rps
+with p99 = 2.5x p50; every sync count serves 0.93-0.99x (sync workers close
+every connection, gthread keeps them alive). gthread 2x4 serves 1.22x but its
+p99 is 4.7x its p50 (four threads share one GIL on CPU-bound work), and 3x2's
+is 4.1x: both fail the p99 <= 3 x p50 target, the first guard of
+bench.run.pick_winner. 2x2 also has the least memory (2 processes, ~95 MiB).
+On the latest quiet run (2026-11-30): 2x2 4,860 validate rps, p50 3.1 ms, p99
+9.0 ms; 2x4 5,379 rps, p99 15.1 ms. Every knob can be overridden
 from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
-workers), GUNICORN_TIMEOUT.
+workers), GUNICORN_WORKER_CLASS (e.g. gthread with one thread), GUNICORN_TIMEOUT.
 """
 
 import multiprocessing
