@@ -113,6 +113,13 @@ _LIVE: weakref.WeakSet[BatchedHistogram] = weakref.WeakSet()
 os.register_at_fork(after_in_child=lambda: [h._after_fork() for h in list(_LIVE)])
 
 
+def flush_all() -> None:
+    """Flush every live histogram of this process (gunicorn's ``worker_exit`` calls it,
+    so a worker that stops, or is recycled by ``max_requests``, loses no tally)."""
+    for histogram in list(_LIVE):
+        histogram.flush()
+
+
 class _Request(flask.Request):
     """Flask's request, also leaving the matched rule in the WSGI environ.
 

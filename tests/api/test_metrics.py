@@ -108,3 +108,16 @@ def test_the_registry_is_the_apps_own() -> None:
     a, b = create_app().test_client(), create_app().test_client()
     a.post("/v1/melds/validate", json={"ruleset": "kaluki-51", "cards": ["9c", "Tc", "JK"]})
     assert "/v1/melds/validate" not in generate_latest_text(b)
+
+
+def test_flush_all_writes_out_every_tally() -> None:
+    """gunicorn's worker_exit hook calls flush_all: nothing tallied is lost at exit."""
+    from service.api.metrics import flush_all
+
+    _, _, batched_reg, batched = _pair()
+    batched.observe(KEYS[0], 0.002)
+    batched.observe(KEYS[1], 0.3)
+    flush_all()
+    counts = {s.labels["status"]: s.value for m in batched_reg.collect() for s in m.samples
+              if s.name == "h_count"}
+    assert counts == {"200": 1.0, "422": 1.0}
