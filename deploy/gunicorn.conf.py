@@ -3,15 +3,15 @@
 Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
 2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
 model": sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
-Flask baseline, pooled over 5 runs with each run's numbers taken relative to
+Flask baseline, pooled over 6 runs with each run's numbers taken relative to
 its median model): gthread 2x2 serves 1.08x the median model's validate rps
-with p99 = 2.5x p50; every sync count serves 0.93-0.99x (sync workers close
+with p99 = 2.6x p50; every sync count serves 0.93-0.99x (sync workers close
 every connection, gthread keeps them alive). gthread 2x4 serves 1.22x but its
-p99 is 4.7x its p50 (four threads share one GIL on CPU-bound work), and 3x2's
+p99 is 4.8x its p50 (four threads share one GIL on CPU-bound work), and 3x2's
 is 4.1x: both fail the p99 <= 3 x p50 target, the first guard of
 bench.run.pick_winner. 2x2 also has the least memory (2 processes, ~95 MiB).
-On the latest quiet run (2026-11-30): 2x2 4,860 validate rps, p50 3.1 ms, p99
-9.0 ms; 2x4 5,379 rps, p99 15.1 ms. Every knob can be overridden
+On the latest quiet run (2026-11-30): 2x2 4,781 validate rps, p50 3.4 ms, p99
+9.3 ms; 2x4 5,382 rps, p99 14.6 ms. Every knob can be overridden
 from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
 workers), GUNICORN_WORKER_CLASS (e.g. gthread with one thread), GUNICORN_TIMEOUT.
 """
