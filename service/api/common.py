@@ -102,9 +102,8 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
     else:
         out["suit"] = meld.suit
     out["points"] = meld.points
-    jokers = meld.jokers()
-    out["jokers"] = [{"index": i, "as": a} for i, a in jokers]
-    out["closed"] = bool(jokers) and m.is_closed(meld, rules)  # no joker: never closed
+    out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
+    out["closed"] = m.is_closed(meld, rules)
     return out
 
 

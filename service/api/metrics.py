@@ -59,7 +59,6 @@ class BatchedHistogram:
         self.interval = interval
         self._lock = threading.Lock()
         self._tally: dict[Key, list[float]] = {}
-        self._children: dict[Key, Any] = {}
         self._flusher: threading.Thread | None = None
         _LIVE.add(self)
 
@@ -85,9 +84,7 @@ class BatchedHistogram:
         with self._lock:
             tally, self._tally = self._tally, {}
         for key, counts in tally.items():
-            child = self._children.get(key)
-            if child is None:
-                child = self._children[key] = self.histogram.labels(*key)
+            child = self.histogram.labels(*key)  # once a second per key: its own cache will do
             # prometheus_client keeps a child's sum and its (non-cumulative) bucket
             # counts as one value each: what observe() increments one at a time
             child._sum.inc(counts[0])
