@@ -89,6 +89,56 @@ def _log_holds_no_record(server: Gunicorn) -> None:
     assert "kaluki-hunt" not in log and "r=z" not in log and "4h" not in log  # ... and has no record
 
 
+# WCAG 2 contrast of every visible text on its nearest opaque background (AA: 4.5:1,
+# 3:1 for large text), and of every card face's ink on the white card.
+CONTRAST_JS = r"""
+() => {
+  const rgb = (text) => {
+    const m = /rgba?\(([^)]+)\)/.exec(text);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return { r, g, b, a };
+  };
+  const lum = ({ r, g, b }) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (x, y) => {
+    const [hi, lo] = [lum(x), lum(y)].sort((p, q) => q - p);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const white = { r: 255, g: 255, b: 255, a: 1 };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0.5) return c;
+    }
+    return white;
+  };
+  const bad = [];
+  let checked = 0;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || el.closest("svg, [hidden], .visually-hidden, noscript, option")) continue;
+    if (!el.getClientRects().length) continue;
+    const cs = getComputedStyle(el);
+    const size = parseFloat(cs.fontSize);
+    const need = size >= 24 || (Number(cs.fontWeight) >= 700 && size >= 18.66) ? 3 : 4.5;
+    const r = ratio(rgb(cs.color), background(el));
+    checked++;
+    if (r < need) bad.push(`${n.textContent.trim().slice(0, 30)}: ${r.toFixed(2)}`);
+  }
+  for (const t of document.querySelectorAll("svg.card text")) {
+    const r = ratio(rgb(getComputedStyle(t).fill), white);
+    checked++;
+    if (r < 4.5) bad.push(`card ${t.textContent}: ${r.toFixed(2)}`);
+  }
+  return { checked, bad };
+}
+"""
+
+
 def _rule(page: Any, text: str) -> None:
     page.fill("textarea[name=record]", text)
     page.click("button[type=submit]")
@@ -252,3 +302,14 @@ def test_the_meld_checker_draws_the_reading(new_page) -> None:
     page.click("#check-meld")
     page.locator("#checker-out .checker-problem").wait_for()
     assert "Qz" in page.inner_text("#checker-out .checker-problem")
+
+
+@pytest.mark.parametrize("record", [HUNT, BROKEN], ids=["legal", "illegal"])
+def test_text_contrast_passes_wcag_aa(new_page, record) -> None:
+    page = new_page()
+    _rule(page, record)
+    page.fill("#checker-cards", "Jd JK Kd")
+    page.click("#check-meld")
+    page.locator("#checker-out svg.card").first.wait_for()
+    report = page.evaluate(CONTRAST_JS)
+    assert report["checked"] > 200 and report["bad"] == []
