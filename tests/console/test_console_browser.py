@@ -53,6 +53,7 @@ def new_page(browser, server):
 
     def open_page(path: str = "/console", locale: str = "en-GB", width: int = 1280) -> Any:
         ctx = browser.new_context(locale=locale, viewport={"width": width, "height": 900})
+        ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base)
         ctx.set_default_timeout(TIMEOUT_MS)
         contexts.append(ctx)
 
@@ -190,7 +191,10 @@ def test_the_hunt_is_legal_and_its_permalink_shows_the_same(new_page, server) ->
     link = page.locator("#permalink").input_value()
     parts = urlsplit(link)
     assert parts.path == "/console" and parts.query == "" and parts.fragment.startswith("r=z")
-    assert link == page.url
+    assert link == page.url == page.locator("#permalink-open").get_attribute("href")
+    page.click("#copy-link")
+    expect(page.locator("#copy-status")).to_have_text("Link copied.")
+    assert page.evaluate("() => navigator.clipboard.readText()") == link
     fresh = new_page(f"{parts.path}#{parts.fragment}")
     expect(fresh.locator("#verdict")).to_have_attribute("data-legal", "true")
     assert _scores(fresh) == {"ann": (0, 40, 0), "bob": (109, 0, 218)}
@@ -281,6 +285,15 @@ def test_a_json_record_and_its_bad_card_line(new_page) -> None:
     bad = page.locator("#input-problem .bad-line")
     bad.wait_for()
     assert '"9x"' in bad.inner_text() and bad.get_attribute("data-line") == "5"
+
+
+def test_a_phone_screen_needs_no_sideways_scrolling(new_page) -> None:
+    page = new_page(width=360)
+    _rule(page, BROKEN)
+    page.locator("#step-turn .action.violating").wait_for()
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 360
+    assert page.locator("svg.card").first.bounding_box()["width"] >= 40  # still readable
 
 
 def test_the_meld_checker_draws_the_reading(new_page) -> None:

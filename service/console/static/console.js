@@ -179,7 +179,8 @@ function renderRuling() {
   fill(verdict, [
     h("span", { className: "verdict-icon", "aria-hidden": "true", text: r.legal ? "✓" : "✗" }),
     h("span", { className: "verdict-text", text: r.legal ? t("legal") : t("illegal") }),
-    r.legal && !r.result ? h("span", { className: "verdict-note", text: t("legal-unfinished") }) : null]);
+    h("span", { className: "verdict-note", text: !r.legal ? t("illegal-note")
+      : r.result ? t("legal-note") : t("legal-unfinished") })]);
 
   const vbox = $("violation");
   const v = r.violations && r.violations[0];
@@ -366,7 +367,13 @@ async function updatePermalink(text) {
   const url = new URL(window.location.href);
   url.hash = `${FRAGMENT_KEY}=${payload}`;
   history.replaceState(null, "", url.href);
-  $("permalink").value = url.href;
+  showPermalink(url.href);
+}
+
+function showPermalink(href) {
+  $("permalink").value = href;
+  $("permalink-open").href = href;
+  $("copy-status").textContent = "";
 }
 
 async function fromFragment() {
@@ -381,7 +388,7 @@ async function fromFragment() {
   }
   $("record").value = text;
   await rule(text, { updateLink: false });
-  $("permalink").value = window.location.href;
+  showPermalink(window.location.href);
   return true;
 }
 
