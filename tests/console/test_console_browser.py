@@ -50,6 +50,7 @@ def new_page(browser, server):
     """Open pages in fresh contexts (no shared storage: a permalink opened 'alone')."""
     contexts = []
     requests: list[str] = []  # every URL the test's pages asked for
+    pages: list[Any] = []
 
     def open_page(path: str = "/console", locale: str = "en-GB", width: int = 1280) -> Any:
         ctx = browser.new_context(locale=locale, viewport={"width": width, "height": 900})
@@ -69,7 +70,10 @@ def new_page(browser, server):
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if re.search(
+            "Content.Security.Policy|Refused to", m.text) else None)  # the CSP blocked something
         page.errors = errors
+        pages.append(page)
         page.goto(server.base + path)
         page.wait_for_selector("body[data-ready=true]")
         return page
@@ -77,6 +81,7 @@ def new_page(browser, server):
     yield open_page
     for ctx in contexts:
         ctx.close()
+    assert [p.errors for p in pages] == [[] for _ in pages], "a script failed or the CSP refused"
     assert requests, "the pages asked for nothing"
     for url in requests:
         parts = urlsplit(url)
