@@ -220,6 +220,8 @@ def test_a_broken_card_is_ruled_at_its_play_and_highlighted(new_page) -> None:
     assert "turn 0, play 2" in at.inner_text()
     assert page.locator("#violation .violation-message").inner_text() == "5c is not in ann's hand."
     assert page.locator("#violation a").get_attribute("href") == "/problems/card-not-in-hand"
+    line = page.locator("#violation .violation-line")  # the record's own line for that play
+    assert line.get_attribute("data-line") == "9" and "meld 2c 3c 5c" in line.inner_text()
 
     # the stepper opens on the violating turn with that play, and only it, highlighted
     assert "breaks a rule" in page.inner_text("#step-label")
@@ -290,6 +292,14 @@ def test_a_json_record_and_its_bad_card_line(new_page) -> None:
     bad = page.locator("#input-problem .bad-line")
     bad.wait_for()
     assert '"9x"' in bad.inner_text() and bad.get_attribute("data-line") == "5"
+    # a ruling on a JSON record names the record's line too: bob's release is turn 1, play 2
+    page.fill("textarea[name=record]", text.replace('"cards": ["7c"]', '"cards": ["7d"]'))
+    page.click("button[type=submit]")
+    expect(page.locator("#verdict")).to_have_attribute("data-legal", "false")
+    at = page.locator("#violation .violation-at")
+    assert (at.get_attribute("data-turn"), at.get_attribute("data-play")) == ("1", "2")
+    line = page.locator("#violation .violation-line")
+    assert line.get_attribute("data-line") == "35" and '"release": {' in line.inner_text()
 
 
 def test_a_phone_screen_needs_no_sideways_scrolling(new_page) -> None:

@@ -3,7 +3,7 @@
 
 import { cardRow, cardSvg, SUITS } from "./cards.js";
 import { lang, preferredLang, setLang, t } from "./i18n.js";
-import { decodeRecord, encodeRecord, isJson, jsonErrorLine, jsonLineOf } from "./record.js";
+import { decodeRecord, encodeRecord, isJson, jsonErrorLine, jsonLineOf, lineOfPlay } from "./record.js";
 
 const $ = (id) => document.getElementById(id);
 const LANG_KEY = "kaluki-console-lang";
@@ -191,14 +191,23 @@ function renderRuling() {
       ? t("at-turn", { turn: v.turn }) : t("at-turn-play", { turn: v.turn, play: v.play });
     const show = h("button", { type: "button", className: "show-turn", text: t("show-turn") });
     show.addEventListener("click", () => { view.step = r.steps.length - 1; renderStep(); $("stepper").scrollIntoView(); });
+    const line = lineOfPlay(view.text, v.turn, v.play ?? null);
+    let where = null;
+    if (line !== null) {
+      const select = h("button", { type: "button", className: "show-line", text: t("show-line") });
+      select.addEventListener("click", () => { $("record").focus(); selectLine($("record"), line); });
+      where = h("p", { className: "violation-line", "data-line": line },
+        `${t("record-line", { line })}: `, h("samp", { text: view.text.split("\n")[line - 1].split(isJson(view.text) ? "\0" : "#")[0].trim() }), " ", select);
+    }
     vbox.append(
       h("h3", { text: t("first-violation") }),
       h("p", { className: "violation-code" },
         h("a", { href: `/problems/${v.code}`, title: t("problem-page"), className: "code-link" },
           h("code", { text: v.code })),
         h("span", { className: "violation-at", "data-turn": v.turn, "data-play": v.play ?? "", text: ` · ${at}` })),
-      h("p", { className: "violation-message", lang: lang(), text: v.message }),
-      show);
+      h("p", { className: "violation-message", lang: lang(), text: v.message }));
+    if (where) vbox.append(where);
+    vbox.append(show);
   }
 
   const res = $("result");

@@ -144,3 +144,32 @@ export function jsonErrorLine(text) {
     return null;
   }
 }
+
+/**
+ * The line (from 1) that writes turn ``turn``'s play ``play`` (or the turn's own line
+ * when ``play`` is null) in a record's text, JSON or notation; null when not found.
+ * Only the record's layout is read here: the rules are the service's.
+ */
+export function lineOfPlay(text, turn, play) {
+  if (isJson(text)) {
+    let line = jsonLineOf(text, play === null || play === undefined ? `turns.${turn}` : `turns.${turn}.plays.${play}`);
+    const rows = text.split("\n");
+    while (line !== null && line < rows.length && /^[[{]$/.test(rows[line - 1].trim())) line++; // a bare "{"
+    return line;
+  }
+  let turns = -1;
+  let plays = -1;
+  const rows = text.split("\n");
+  for (let n = 0; n < rows.length; n++) {
+    const word = rows[n].split("#", 1)[0].trim().split(/\s+/, 1)[0].toLowerCase();
+    if (word === "turn") {
+      turns++;
+      plays = -1;
+      if (turns === turn && (play === null || play === undefined)) return n + 1;
+    } else if (turns === turn && ["meld", "build", "release"].includes(word)) {
+      plays++;
+      if (plays === play) return n + 1;
+    }
+  }
+  return null;
+}
