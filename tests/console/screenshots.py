@@ -1,14 +1,15 @@
 """Take the README's console screenshots: ``python -m tests.console.screenshots``.
 
 Writes docs/console-legal.png (the README's Hunt) and docs/console-illegal.png (the
-same hand with one card broken) from a gunicorn started here and stopped after.
+same hand with one card broken: examples/illegal.hand) from a gunicorn started here and stopped after.
 """
 
 from __future__ import annotations
 
 import tempfile
 
-from tests.console.test_console_browser import BROKEN, HUNT
+from service.api.console import STATIC
+from tests.console.test_console_browser import HUNT
 from tests.ledger.servers import ROOT, Gunicorn
 from tests.support import chromium
 
@@ -23,7 +24,8 @@ def main() -> None:
             with chromium() as browser:
                 page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-GB")
                 page.goto(server.base + "/console")
-                for name, record, legal in (("legal", HUNT, "true"), ("illegal", BROKEN, "false")):
+                broken = (STATIC / "examples" / "illegal.hand").read_text(encoding="utf-8")
+                for name, record, legal in (("legal", HUNT, "true"), ("illegal", broken, "false")):
                     page.fill("textarea[name=record]", record)
                     page.click("button[type=submit]")
                     expect(page.locator("#verdict")).to_have_attribute("data-legal", legal)
