@@ -17,6 +17,7 @@ from flask_smorest.utils import prepare_response
 from . import ledger
 from .api import hands, health, jokers, matches, melds, metrics, referee, rulesets, violations
 from .api.common import ProblemSchema
+from .api.console import bp as console_bp
 from .api.jsonio import OrjsonProvider
 from .api.parsing import install_fast_views
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
@@ -80,6 +81,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(blp)
     for extra in app.config.get("EXTRA_BLUEPRINTS", ()):
         api.register_blueprint(extra)
+    app.register_blueprint(console_bp)  # the referee console page: not in the API document
     ledger.setup(app)  # match ledgers in Redis (created on first use)
     install(app)  # after Api(): our problem handlers replace flask-smorest's
     if app.config.get("FAST_VIEWS", True):
