@@ -114,7 +114,7 @@ class StateSchema(Schema):
 
 
 class StepSchema(Schema):
-    turn = fields.Integer(allow_none=True,
+    turn = Int(allow_none=True,
                           metadata={"description": "the turn (index into turns); null: the deal"})
     played = fields.Dict(allow_none=True, metadata={
         **_TURN, "description": "that turn as the record gives it (canonical cards); null: the deal"})
