@@ -1,5 +1,5 @@
 // The service README's tour, through the SDK. Run the service (`make run`), then:
-//   npm run build && npx tsc -p examples && node build/examples/examples/tour.js
+//   npm run tour
 // KALUKI_URL overrides http://localhost:8000.
 import { createKalukiClient, isProblem, unwrap } from "@kaluki/client";
 
