@@ -21,6 +21,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -105,20 +106,37 @@ def test_package_compiles_strict(node):
          "--tsBuildInfoFile", str(out / "package.tsbuildinfo"))
 
 
+def _write_quick_starts() -> None:
+    """The first ```ts block of the SDK's README and of the service's, where
+    test/tsconfig.json includes them."""
+    for name, readme in (("sdk", SDK / "README.md"), ("service", ROOT / "README.md")):
+        block = re.search(r"```ts\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+        assert block, f"{readme.relative_to(ROOT)} has a ```ts quick start"
+        target = SDK / "build" / "readme" / f"{name}.ts"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
+        tmp.write_text(block.group(1), encoding="utf-8")
+        tmp.replace(target)  # atomic: the other worker's tsc never reads half a file
+
+
 @pytest.fixture(scope="module")
 def compiled(node) -> Path:
-    """src, the examples and test/ compiled under --strict, in this worker's directory."""
+    """src, the examples, the READMEs' quick starts and test/ compiled under --strict,
+    in this worker's directory."""
+    _write_quick_starts()
     out = _build_dir()
     _tsc(node, "-p", "test/tsconfig.json", "--strict", "--outDir", str(out), "--incremental",
          "--tsBuildInfoFile", str(out / "test.tsbuildinfo"))
     return out
 
 
-def test_examples_compile_strict(compiled):
+def test_examples_and_readme_quick_start_compile_strict(compiled):
     examples = sorted(p.stem for p in (SDK / "examples").glob("*.ts"))
     assert examples == ["retries", "tour"]
     for name in examples:
         assert (compiled / "examples" / f"{name}.js").is_file()
+    for name in ("sdk", "service"):
+        assert (compiled / "build" / "readme" / f"{name}.js").is_file()
 
 
 def test_transport_unit_tests(node, compiled):
