@@ -120,6 +120,10 @@ export class Transport {
     const { memory } = this.options;
     const id = r.create || r.importing ? idFromLocation(response.headers.get("Location")) : r.matchId;
     if (id === undefined) return;
+    if (r.remove) {
+      memory.etags.delete(id); // the token stays: it is what re-imports a deleted match
+      return;
+    }
     const tag = response.headers.get("ETag");
     if (tag) memory.etags.set(id, tag);
     if (r.create) {

@@ -178,12 +178,14 @@ test("an append with no token known fails before sending", async () => {
 });
 
 test("reads carry no token; export and delete do", async () => {
-  const { client, sent } = scripted([json({}), json({}), new Response(null, { status: 204 })],
-                                    { tokens: { m1: "t1" } });
+  const { client, sent } = scripted([json({}, 200, { ETag: '"2.ffff"' }), json({}),
+                                     new Response(null, { status: 204 })], { tokens: { m1: "t1" } });
   await unwrap(client.GET("/v1/matches/{match_id}", { params: { path: { match_id: "m1" } } }));
   await unwrap(client.GET("/v1/matches/{match_id}/export", { params: { path: { match_id: "m1" } } }));
   await client.DELETE("/v1/matches/{match_id}", { params: { path: { match_id: "m1" } } });
   assert.deepEqual(sent.map((s) => s.headers.get("Authorization")), [null, "Bearer t1", "Bearer t1"]);
+  assert.equal(sent[2]?.headers.get("If-Match"), '"2.ffff"', "a delete is conditional too");
+  assert.equal(client.etag("m1"), undefined, "a deleted match has no ETag");
 });
 
 test("an import carries the token of the match its export names", async () => {
