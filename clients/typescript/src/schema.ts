@@ -71,11 +71,16 @@ export interface paths {
         put?: never;
         /**
          * Replay a recorded hand: the first violation with the state just before it, or the
-         *     winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand).
+         *     winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand);
+         *     a problem about a notation record names its `line`. `?steps=true` adds the state after
+         *     the deal and after each turn.
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description also answer `steps`: the state after the deal and after each turn (for viewers that step through the hand) */
+                    steps?: boolean;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -386,7 +391,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `match-exists`. */
+                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -592,7 +597,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `match-exists`. */
+                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -802,7 +807,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `match-exists`. */
+                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1197,6 +1202,8 @@ export interface components {
             legal?: boolean;
             result?: components["schemas"]["Result"] | null;
             state?: components["schemas"]["State"];
+            /** @description only with ?steps=true: the deal, then one step per turn replayed */
+            steps?: components["schemas"]["Step"][];
             /** @description the first violation, with turn and play */
             violations?: components["schemas"]["Violation"][];
         };
@@ -1217,7 +1224,7 @@ export interface components {
              */
             cards: string[];
             /**
-             * @description the player has already opened (no threshold for going out)
+             * @description the player has already made their first meld: going out needs no threshold and no special win is left (can_special false)
              * @default false
              */
             opened: boolean;
@@ -1310,7 +1317,9 @@ export interface components {
             violations?: components["schemas"]["Code"][];
         };
         CreateMatch: {
+            buy_in_min_players?: number;
             buy_ins?: boolean;
+            buy_ins_max?: number;
             elimination_over?: number;
             goal_points?: number;
             /** @enum {string} */
@@ -1406,7 +1415,7 @@ export interface components {
             hands_played?: number;
             head?: string;
             id?: string;
-            /** @description match_end, goal_points, elimination_over, match_hands, buy_ins in force */
+            /** @description match_end, goal_points, elimination_over, match_hands, buy_ins, buy_ins_max, buy_in_min_players in force */
             match_end?: {
                 [key: string]: unknown;
             };
@@ -1419,7 +1428,9 @@ export interface components {
             winner?: string | null;
         };
         MatchEndFields: {
+            buy_in_min_players?: number;
             buy_ins?: boolean;
+            buy_ins_max?: number;
             elimination_over?: number;
             goal_points?: number;
             /** @enum {string} */
@@ -1641,11 +1652,57 @@ export interface components {
             /** @description the turn the state stands before */
             turn?: number;
         };
+        Step: {
+            /** @description that turn as the record gives it (canonical cards); null: the deal */
+            played?: ({
+                discard?: string;
+                draw?: {
+                    card?: string;
+                    /** @enum {string} */
+                    from?: "stock" | "discard";
+                };
+                player?: string;
+                plays?: ({
+                    meld: string[] | {
+                        cards?: string[];
+                        /** @enum {string} */
+                        kind?: "set" | "run";
+                    };
+                } | {
+                    build: {
+                        cards?: (string | {
+                            card?: string;
+                            /** @enum {string} */
+                            end?: "low" | "high";
+                        })[];
+                        meld?: number;
+                    };
+                } | {
+                    release: {
+                        cards?: string[];
+                        meld?: number;
+                    };
+                })[];
+                /** @description the new stock, top first, on the turn that draws from an empty stock */
+                restock?: string[];
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description the table after that turn (after the deal); for the violating turn, the state just before the violation */
+            state?: components["schemas"]["State"];
+            /** @description the turn (index into turns); null: the deal */
+            turn?: number | null;
+        };
         TurnCheck: {
             /** @default null */
             discard_top: string | null;
             /** @description the player's hand before the draw */
             hand: string[];
+            /**
+             * @description the player built or released in an earlier turn of this hand without opening (possible where build_requires_opening is false): going out this turn is then "out", not special (SPEC §3). Implied by opened.
+             * @default false
+             */
+            laid_before: boolean;
             /** @default false */
             opened: boolean;
             /** @description A catalog name, or a catalog rule set with overrides. */
