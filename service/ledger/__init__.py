@@ -63,6 +63,7 @@ class _Holder:
                 if time.monotonic() - self.failed_at < 2.0:
                     raise LedgerUnavailable(self.error)
                 cfg = self.config
+                started = time.perf_counter()
                 try:
                     url, label = store_url(cfg)
                     client = connect(
@@ -73,6 +74,9 @@ class _Holder:
                         client, int(_setting(cfg, "LEDGER_TTL_SECONDS", DEFAULT_TTL)), label,
                         observer=self.observer)
                 except Exception as exc:  # e.g. the embedded server cannot start
+                    if self.observer is not None:
+                        self.observer.redis_call("connect", time.perf_counter() - started,
+                                                 type(exc).__name__)
                     log.error("ledger store not available: %s", exc)
                     self.error = f"ledger store not available: {exc}"
                     self.failed_at = time.monotonic()
