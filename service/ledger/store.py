@@ -198,7 +198,10 @@ class LedgerStore:
     def ping(self) -> tuple[bool, str]:
         try:
             started = time.perf_counter()
-            self.client.ping()
+            if self.cluster:  # every slot's master answers (a replica down leaves us ready)
+                self.client.ping(target_nodes=RedisCluster.PRIMARIES)
+            else:
+                self.client.ping()
             return True, f"ok ({self.label}, {1000 * (time.perf_counter() - started):.1f} ms)"
         except UNAVAILABLE_ERRORS as exc:
             return False, f"unreachable ({self.label}): {exc}"
