@@ -229,6 +229,13 @@ class RedisClusterServers:
                 assert time.monotonic() < deadline, f"cluster node {port} is not ok"
                 time.sleep(0.05)
 
+    def replica_url(self) -> str:
+        """The URL of a replica: a startup node the failover test never kills."""
+        for port in self.live_ports():
+            if self.node(port).info("replication").get("role") == "slave":
+                return f"redis://127.0.0.1:{port}"
+        raise AssertionError("no replica")
+
     def live_ports(self) -> list[int]:
         return [p for p, proc in self.procs.items() if proc.poll() is None]
 

@@ -113,7 +113,9 @@ def test_master_killed_mid_run_every_201_kept_window_503_only(tmp_path):
     promoted after cluster-node-timeout; every 201 is in the ledger, the window is 503s."""
     cluster = RedisClusterServers(str(tmp_path), node_timeout_ms=1000)
     cluster.start()
-    server = Gunicorn(cluster.url, workers=2, threads=4,
+    # the URL names a replica: a worker that first connects after the kill must still
+    # find the cluster through the node its URL names (docs/ledger.md)
+    server = Gunicorn(cluster.replica_url(), workers=2, threads=4,
                       extra_env={"REDIS_SOCKET_TIMEOUT": "1", "REDIS_RETRIES": "2"})
     try:
         server.wait()
@@ -193,7 +195,7 @@ def _failover_run(cluster: RedisClusterServers, base: str) -> None:
             assert resp.status_code == 503, resp.text
             time.sleep(0.1)
         else:
-            pytest.fail(f"{key} never completed")
+            pytest.fail(f"{key} never completed: {resp.status_code} {resp.text[:300]}")
     ex = requests.get(f"{base}/v1/matches/{mid}/export", timeout=10).json()
     entries = ex["entries"]
     assert verify(entries) == ex["head"]
