@@ -39,6 +39,22 @@ def test_any_node_url_gives_a_cluster_client(cluster_url):  # noqa: F811
         assert len({probe.cluster("keyslot", k) for k in keys(mid)}) == 1
 
 
+def test_scripts_reload_on_a_master_that_lost_them(cluster_url):  # noqa: F811
+    """NOSCRIPT (a promoted replica, a restarted master) reloads the script and runs it."""
+    store = LedgerStore(connect(cluster_url), 60, "redis")
+    mid = f"noscript-{uuid.uuid4().hex[:12]}"
+    try:
+        assert store.create(mid, {"m": 1}, {"s": 0}, "t") == (True, None)
+        for node in store.client.get_primaries():
+            store.client.get_redis_connection(node).script_flush()
+        res = store.append(mid, idem_key="k", fingerprint="f", expected_version=0,
+                           expected_head="0" * 64, entry='{"seq":0}', new_head="a" * 64,
+                           state={"s": 1}, response="{}")
+        assert res.kind == "ok" and store.entries(mid) == ['{"seq":0}']
+    finally:
+        store.delete(mid)
+
+
 def test_single_redis_is_not_taken_for_a_cluster(tmp_path):
     server = ThrowawayRedis(str(tmp_path))
     server.start()
