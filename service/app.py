@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http
-import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -14,8 +13,19 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from . import ledger
-from .api import hands, health, jokers, matches, melds, metrics, referee, rulesets, violations
+from . import ledger, logs
+from .api import (
+    hands,
+    health,
+    jokers,
+    matches,
+    melds,
+    metrics,
+    referee,
+    requestid,
+    rulesets,
+    violations,
+)
 from .api.common import ProblemSchema
 from .api.console import bp as console_bp
 from .api.jsonio import OrjsonProvider
@@ -73,7 +83,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config.update(_config(config))
     app.url_map.strict_slashes = False
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper())
+    logs.configure()  # JSON lines (LOG_FORMAT=text for people); gunicorn sets up its own
 
     _require_json(app)
     api = KalukiApi(app)
@@ -94,10 +104,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         return send_from_directory(assets, filename, max_age=86400)
 
     CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
-                              "Idempotent-Replayed"])
+                              "Idempotent-Replayed", requestid.HEADER])
     _cors_for_browsers_only(app)
     if not app.config.get("TESTING_NO_METRICS"):
         metrics.install(app)
+    requestid.install(app)  # outermost: every answer gets X-Request-ID, every log line its id
     return app
 
 
