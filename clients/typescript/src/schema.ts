@@ -1536,6 +1536,11 @@ export interface components {
             errors?: {
                 [key: string]: string[];
             };
+            /**
+             * @description this request's id, as in the X-Request-ID response header and the logs
+             * @example 5f0c7e1d9b2a4c6e8f00112233445566
+             */
+            request_id?: string;
             /** @example 422 */
             status?: number;
             /** @example Invalid card */
