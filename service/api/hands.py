@@ -40,15 +40,16 @@ class ScoreSchema(StrictSchema):
 
 
 class PlayerScoreSchema(Schema):
-    id = fields.String()
-    hand_value = fields.Integer()
-    points = fields.Integer()
-    penalty = fields.Integer()
+    id = fields.String(required=True)
+    hand_value = fields.Integer(required=True, metadata={
+        "description": "penalty value of the cards the player still holds"})
+    points = fields.Integer(required=True, metadata={"description": "added to match points"})
+    penalty = fields.Integer(required=True, metadata={"description": "added to match penalty"})
 
 
 class ScoreResponse(Schema):
-    special = fields.Boolean()
-    scores = fields.List(fields.Nested(PlayerScoreSchema))
+    special = fields.Boolean(required=True)
+    scores = fields.List(fields.Nested(PlayerScoreSchema), required=True)
 
 
 def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
@@ -84,13 +85,13 @@ class AnalyzeSchema(StrictSchema):
 
 
 class AnalyzeResponse(Schema):
-    melds = fields.List(fields.Nested(MeldSchema))
-    deadwood = fields.List(fields.String())
-    deadwood_value = fields.Integer()
-    melded_count = fields.Integer()
-    can_open = fields.Boolean()
-    can_go_out = fields.Boolean()
-    can_special = fields.Boolean()
+    melds = fields.List(fields.Nested(MeldSchema), required=True)
+    deadwood = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    deadwood_value = fields.Integer(required=True)
+    melded_count = fields.Integer(required=True)
+    can_open = fields.Boolean(required=True)
+    can_go_out = fields.Boolean(required=True)
+    can_special = fields.Boolean(required=True)
 
 
 @blp.route("/analyze", methods=["POST"])

@@ -39,7 +39,7 @@ from ..engine.scoring import check_seats
 from ..ledger import get_store
 from ..ledger.chain import GENESIS, ChainError, fingerprint, seal, verify
 from ..ledger.store import LedgerStore, LedgerUnavailable
-from .common import StrictSchema, rules_of, ruleset_field
+from .common import StrictSchema, rules_of, ruleset_field, violation_dict
 from .hands import PlayerScoreSchema, ScoreSchema, score_body
 from .parsing import Blueprint
 from .problems import Problem, from_engine, language
@@ -106,57 +106,60 @@ class PageArgs(Schema):
 
 
 class StandingSchema(Schema):
-    player = fields.String()
-    points = fields.Integer()
-    penalty = fields.Integer()
-    eliminated = fields.Boolean()
-    hands_won = fields.Integer()
-    buy_ins = fields.Integer()
+    player = fields.String(required=True)
+    points = fields.Integer(required=True)
+    penalty = fields.Integer(required=True)
+    eliminated = fields.Boolean(required=True)
+    hands_won = fields.Integer(required=True)
+    buy_ins = fields.Integer(required=True)
 
 
 class MatchSchema(Schema):
-    id = fields.String()
-    ruleset = fields.Raw()
-    match_end = fields.Dict(metadata={"description": "match_end, goal_points, elimination_over, "
-                                                     "match_hands, buy_ins in force"})
-    players = fields.List(fields.String())
-    hands_played = fields.Integer()
-    status = fields.String(metadata={"enum": ["in_progress", "finished"]})
-    winner = fields.String(allow_none=True)
-    co_winners = fields.List(fields.String(), metadata={"description": "a shared win"})
-    standings = fields.List(fields.Nested(StandingSchema))
-    version = fields.Integer()
-    head = fields.String()
-    created = fields.String()
+    id = fields.String(required=True)
+    ruleset = fields.Raw(required=True, metadata={"x-ref": "RuleSetRef"})
+    match_end = fields.Dict(required=True, metadata={
+        "description": "match_end, goal_points, elimination_over, match_hands, buy_ins in force"})
+    players = fields.List(fields.String(), required=True)
+    hands_played = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+    winner = fields.String(allow_none=True, required=True)
+    co_winners = fields.List(fields.String(), required=True,
+                             metadata={"description": "a shared win"})
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+    version = fields.Integer(required=True, metadata={"description": "entries in the ledger"})
+    head = fields.String(required=True, metadata={"description": "the last entry's hash"})
+    created = fields.String(allow_none=True, required=True)
 
 
 class CreatedSchema(Schema):
-    id = fields.String()
-    token = fields.String(metadata={"description": "the write secret; shown only once"})
-    match = fields.Nested(MatchSchema)
+    id = fields.String(required=True)
+    token = fields.String(required=True,
+                          metadata={"description": "the write secret; shown only once"})
+    match = fields.Nested(MatchSchema, required=True)
 
 
 class EntrySchema(Schema):
-    seq = fields.Integer()
-    type = fields.String(metadata={"enum": ["hand", "buy-in"]})
-    hash = fields.String()
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True, metadata={"enum": ["hand", "buy-in"]})
+    hash = fields.String(required=True)
 
     class Meta:
         unknown = "include"
 
 
 class AppendedSchema(Schema):
-    seq = fields.Integer()
-    hand = fields.Integer(metadata={"description": "1-based hand number"})
-    hash = fields.String()
-    special = fields.Boolean()
-    scores = fields.List(fields.Nested(PlayerScoreSchema))
-    match = fields.Nested(MatchSchema)
+    seq = fields.Integer(required=True)
+    hand = fields.Integer(metadata={"description": "hands: the 1-based hand number"})
+    player = fields.String(metadata={"description": "buy-ins: who bought back in"})
+    hash = fields.String(required=True)
+    special = fields.Boolean(metadata={"description": "hands only"})
+    scores = fields.List(fields.Nested(PlayerScoreSchema), metadata={"description": "hands only"})
+    match = fields.Nested(MatchSchema, required=True)
 
 
 class PageSchema(Schema):
-    items = fields.List(fields.Nested(EntrySchema))
-    next_cursor = fields.String(allow_none=True)
+    items = fields.List(fields.Nested(EntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
 
 
 class ExportSchema(Schema):
@@ -325,7 +328,7 @@ def _score_hand(kind: str, body: Any, ruleset: Any, field: str) -> tuple[str, st
         v = adj.violation
         raise Problem(422, "illegal-record", "The hand record breaks a rule; see 'violations'.",
                       nl="Het spelverslag overtreedt een regel; zie 'violations'.",
-                      violations=[v.to_dict(language())] if v is not None else [])
+                      violations=[violation_dict(v, language())] if v is not None else [])
     score = adj.result.score
     return adj.result.winner, adj.result.finish, {
         "special": score.special,

@@ -29,6 +29,7 @@ from .common import (
     ruleset_field,
     table_meld_at,
 )
+from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, hot
 from .problems import Problem, from_engine
@@ -83,47 +84,43 @@ HAND_RECORD_DOC = {
 }
 
 
-class ScoreLine(Schema):
-    id = fields.String()
-    hand_value = fields.Integer()
-    points = fields.Integer()
-    penalty = fields.Integer()
-
-
 class ResultSchema(Schema):
-    winner = fields.String()
-    finish = fields.String(metadata={"enum": ["out", "special"]})
-    special = fields.Boolean()
-    scores = fields.List(fields.Nested(ScoreLine))
+    winner = fields.String(required=True)
+    finish = fields.String(required=True, metadata={"enum": ["out", "special"]})
+    special = fields.Boolean(required=True)
+    scores = fields.List(fields.Nested(PlayerScoreSchema), required=True)
 
 
 class HandCards(Schema):
-    id = fields.String()
-    cards = fields.List(fields.String())
+    id = fields.String(required=True)
+    cards = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
 
 
 class StateSchema(Schema):
-    table = fields.List(fields.Nested(MeldSchema))
-    hands = fields.List(fields.Nested(HandCards))
-    stock_count = fields.Integer()
-    discard_top = fields.String(allow_none=True)
-    discard_count = fields.Integer()
-    opened = fields.List(fields.String())
-    turn = fields.Integer(metadata={"description": "the turn the state stands before"})
-    next_player = fields.String(allow_none=True)
+    table = fields.List(fields.Nested(MeldSchema), required=True)
+    hands = fields.List(fields.Nested(HandCards), required=True)
+    stock_count = fields.Integer(required=True)
+    discard_top = fields.String(allow_none=True, required=True)
+    discard_count = fields.Integer(required=True)
+    opened = fields.List(fields.String(), required=True,
+                         metadata={"description": "players who have made their first meld"})
+    turn = fields.Integer(required=True,
+                          metadata={"description": "the turn the state stands before"})
+    next_player = fields.String(allow_none=True, required=True)
 
 
 class AdjudicationSchema(Schema):
-    legal = fields.Boolean()
-    violations = fields.List(fields.Nested(ViolationSchema),
+    legal = fields.Boolean(required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True,
                              metadata={"description": "the first violation, with turn and play"})
-    result = fields.Nested(ResultSchema, allow_none=True)
-    state = fields.Nested(StateSchema)
+    result = fields.Nested(ResultSchema, allow_none=True, required=True,
+                           metadata={"description": "null unless the hand is over"})
+    state = fields.Nested(StateSchema, required=True)
 
 
 class TurnCheckSchema(StrictSchema):
     ruleset = ruleset_field()
-    table = fields.List(card_list(), load_default=list,
+    table = fields.List(card_list(ref="MeldCard"), load_default=list,
                         metadata={"description": "the melds on the table, numbered from 0"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
     opened = fields.Boolean(load_default=False)
@@ -134,13 +131,14 @@ class TurnCheckSchema(StrictSchema):
 
 
 class TurnCheckResponse(Schema):
-    legal = fields.Boolean()
-    violations = fields.List(fields.Nested(ViolationSchema))
-    table = fields.List(fields.Nested(MeldSchema))
-    hand = fields.List(fields.String())
-    opened = fields.Boolean()
-    finished = fields.Boolean()
-    finish = fields.String(allow_none=True, metadata={"enum": ["out", "special", None]})
+    legal = fields.Boolean(required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
+    table = fields.List(fields.Nested(MeldSchema), required=True)
+    hand = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    opened = fields.Boolean(required=True)
+    finished = fields.Boolean(required=True)
+    finish = fields.String(allow_none=True, required=True,
+                           metadata={"enum": ["out", "special", None]})
 
 
 # -- helpers ---------------------------------------------------------------------------
