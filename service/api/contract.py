@@ -82,7 +82,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
              "examples": ["kaluki-51"]},
             {"type": "object", "required": ["base"], "additionalProperties": False,
              "properties": {"base": {"type": "string", "examples": ["kaluki-51"]},
-                            "overrides": ref("RuleSetOverrides")}}]},
+                            "overrides": {"anyOf": [ref("RuleSetOverrides"),
+                                                    {"type": "null"}]}}}]},
     "BuildCard": {
         "description": "A card added to a meld, or `{card, end}` to say which end of a run.",
         "oneOf": [ref("MeldCard"),

@@ -107,12 +107,12 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                              "het bereik.",
                              _V + '{"ruleset": {"base": "kaluki-51", "overrides": {"run_min": 99}},'
                                   ' "cards": ["9c", "Tc", "Jc"]}'),
-    "invalid-ruleset": Doc("The rule set is neither a name nor {base, overrides}, or its "
-                           "parameters contradict each other (set_min above set_max).",
-                           "De spelregels zijn geen naam en geen {base, overrides}, of de "
-                           "parameters spreken elkaar tegen (set_min boven set_max).",
-                           _V + '{"ruleset": {"base": "kaluki-51", "overrides": {"set_min": 5, '
-                                '"set_max": 4}}, "cards": ["7h", "7s", "7d"]}'),
+    "invalid-ruleset": Doc("The rule set is neither a catalog name nor {base, overrides}: an "
+                           "unknown key, or a base or overrides of the wrong type.",
+                           "De spelregels zijn geen catalogusnaam en geen {base, overrides}: "
+                           "een onbekende sleutel, of base of overrides van het verkeerde type.",
+                           _V + '{"ruleset": {"base": "kaluki-51", "rules": {}}, '
+                                '"cards": ["7h", "7s", "7d"]}'),
     "player-count": Doc("The number of players is outside the rule set's seats "
                         "(players_min..players_max).",
                         "Het aantal spelers valt buiten wat de spelregels toestaan "
@@ -252,7 +252,7 @@ VIOLATION_EXAMPLES: Mapping[str, str] = {
     "set-too-long": _V + '{"ruleset": "kaluki-51", "cards": ["7h", "7s", "7d", "7c", "JK"]}',
     "duplicate-suit": _V + '{"ruleset": "kaluki-51", "cards": ["4c", "4c", "4d"]}',
     "run-too-short": _V + '{"ruleset": "kaluki-51", "cards": ["9c", "Tc", "Jc"]}',
-    "mixed-suits": _V + '{"ruleset": "kaluki-hunt", "cards": ["9c", "Th", "Jc"]}',
+    "mixed-suits": _V + '{"ruleset": "kaluki-hunt", "cards": ["9c", "Th", "Jc"], "kind": "run"}',
     "ace-wraparound": _V + '{"ruleset": "kaluki-hunt", "cards": ["Kh", "Ah", "2h"]}',
     "ace-not-low": _V + '{"ruleset": "kaluki-uk", "cards": ["Ah", "2h", "3h"]}',
     "opening-below-threshold": "POST /v1/melds/opening\n"
