@@ -53,6 +53,9 @@ def test_docs_render_every_operation(server) -> None:
             ".opblock .opblock-summary-operation-id", "els => els.map(e => e.textContent.trim())"))
         assert shown == expected
         assert page.locator("text=Unable to render this definition").count() == 0
+        page.click("#operations-Matches-appendHand .opblock-summary-control")  # open one:
+        page.wait_for_selector("#operations-Matches-appendHand .opblock-body .example",
+                               timeout=30_000)  # its schemas and examples render too
         page.wait_for_load_state("networkidle")
         assert errors == []
         assert outside == []
