@@ -393,6 +393,11 @@ def _drop_defaults(schema: dict[str, Any]) -> None:
                 prop["description"] = (prop.get("description", "") + f" (default: {text})").strip()
 
 
+# path parameters as in the tour's examples (the match id is the examples' placeholder)
+PATH_EXAMPLES: dict[str, Any] = {"match_id": "c2VjcmV0LW1hdGNo", "name": "kaluki-51", "seq": 0,
+                                 "code": "invalid-card"}
+
+
 def finish(raw: dict[str, Any]) -> dict[str, Any]:
     """The served document: ``raw`` (flask-smorest's) finished for client generators."""
     from .examples import EXAMPLES, PROBLEM_PATH
@@ -414,6 +419,9 @@ def finish(raw: dict[str, Any]) -> dict[str, Any]:
     for name in _request_schemas(spec):
         _drop_defaults(schemas[name])
     for path, item in spec["paths"].items():
+        for p in item.get("parameters", []):
+            if p["in"] == "path" and p["name"] in PATH_EXAMPLES:
+                p["example"] = PATH_EXAMPLES[p["name"]]
         for method, op in item.items():
             if method not in METHODS:
                 continue
