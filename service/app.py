@@ -15,7 +15,19 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from . import ledger
-from .api import contract, docs, hands, health, jokers, matches, melds, metrics, referee, rulesets, violations
+from .api import (
+    contract,
+    docs,
+    hands,
+    health,
+    jokers,
+    matches,
+    melds,
+    metrics,
+    referee,
+    rulesets,
+    violations,
+)
 from .api.common import ProblemSchema
 from .api.jsonio import OrjsonProvider
 from .api.parsing import install_fast_views

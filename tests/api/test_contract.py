@@ -80,7 +80,7 @@ def test_every_error_response_is_a_problem(spec) -> None:
         assert 429 in statuses
         if "requestBody" in op:
             assert {400, 413, 415, 422} <= statuses, op["operationId"]
-        if "/matches" in json.dumps(op.get("tags")) or op["tags"] == ["Matches"]:
+        if op["tags"] == ["Matches"]:
             assert 503 in statuses, op["operationId"]
         for status, response in op["responses"].items():
             if status == "default":
@@ -88,7 +88,7 @@ def test_every_error_response_is_a_problem(spec) -> None:
             if int(status) >= 400:
                 assert response["content"]["application/problem+json"]["schema"] == {
                     "$ref": "#/components/schemas/Problem"}, (op["operationId"], status)
-        for status in statuses & {401}:
+        if 401 in statuses:
             assert op["operationId"] in NEEDS_TOKEN | TOKEN_OPTIONAL
     problem = spec["components"]["schemas"]["Problem"]
     assert set(problem["required"]) == {"type", "title", "status", "detail", "code"}
@@ -96,7 +96,7 @@ def test_every_error_response_is_a_problem(spec) -> None:
 
 def test_components_are_defined_once_and_referenced(spec) -> None:
     schemas = spec["components"]["schemas"]
-    assert COMPONENTS <= set(schemas)
+    assert set(schemas) >= COMPONENTS
     text = json.dumps(spec)
     for name in COMPONENTS:
         assert text.count(f'"#/components/schemas/{name}"') >= 1, name
@@ -157,8 +157,8 @@ def _validator(spec: dict[str, Any], schema: dict[str, Any]) -> OAS31Validator:
 
 
 def test_examples_match_their_schemas(spec) -> None:
-    for path, method, op in operations(spec):
-        for status, response in op["responses"].items():
+    for _, _, op in operations(spec):
+        for response in op["responses"].values():
             for media, content in response.get("content", {}).items():
                 if "example" in content and media.endswith("json"):
                     schema = content["schema"]
