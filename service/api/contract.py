@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.rules import PARAMS
-from .problems import PROBLEM_MEDIA_TYPE
+from .problems import PROBLEM_MEDIA_TYPE, TITLES
 
 NOTATION_MEDIA_TYPE = "text/vnd.kaluki.hand"
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -312,7 +312,8 @@ _CODE = re.compile(r"`([a-z]+(?:-[a-z]+)+)`")
 def _problem_example(status: int, description: str) -> dict[str, Any]:
     code = _CODE.search(description)
     name = code.group(1) if code else "bad-request"
-    return {"type": f"/problems/{name}", "title": name.replace("-", " ").capitalize(),
+    title = TITLES.get(name, (name.replace("-", " ").capitalize(),))[0]
+    return {"type": f"/problems/{name}", "title": title,
             "status": status, "code": name,
             "detail": description.replace("`", "").split(" (")[0].rstrip(".") + "."}
 
@@ -425,12 +426,14 @@ def finish(raw: dict[str, Any]) -> dict[str, Any]:
         for method, op in item.items():
             if method not in METHODS:
                 continue
-            meta = OPERATIONS[(method, path)]
-            op["operationId"] = meta.operation_id
-            op["tags"] = [meta.tag]
             for key in ("summary", "description"):
                 if key in op:
                     op[key] = _plain(op[key])
+            meta = OPERATIONS.get((method, path))
+            if meta is None:  # a route this table does not know yet (tests/api/test_contract.py)
+                continue
+            op["operationId"] = meta.operation_id
+            op["tags"] = [meta.tag]
             params = [p for p in op.get("parameters", []) if p.get("name") != "Authorization"]
             if params:
                 op["parameters"] = params

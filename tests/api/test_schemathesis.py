@@ -18,6 +18,7 @@ CI, so a green build stays green). Checks left out, and why:
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 import schemathesis
@@ -26,8 +27,8 @@ from schemathesis.specs.openapi import checks
 
 from service.app import create_app
 
-APP = create_app({"TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False,
-                  "KALUKI_DATA_DIR": os.environ.get("KALUKI_TEST_DATA_DIR", "./var/schemathesis")})
+APP = create_app({"TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False,  # embedded Redis
+                  "KALUKI_DATA_DIR": tempfile.mkdtemp(prefix="kaluki-schemathesis-")})
 schema = schemathesis.openapi.from_wsgi("/openapi.json", APP)
 
 EXCLUDED = [checks.positive_data_acceptance, checks.negative_data_rejection, checks.ignored_auth,
