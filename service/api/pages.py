@@ -275,6 +275,61 @@ VIOLATION_EXAMPLES: Mapping[str, str] = {
                             '{"draw": {"from": "stock", "card": "4c"}}}',
 }
 
+# The rule each violation code stands for, in Dutch (the English is the catalog's ``rule``).
+NL_RULES: Mapping[str, str] = {
+    "meld-empty": "een combinatie heeft kaarten",
+    "not-a-meld": "een combinatie is een set (één rang) of een reeks (één kleur, op volgorde)",
+    "set-too-short": "een set heeft minstens set_min kaarten",
+    "set-too-long": "een set heeft hoogstens set_max kaarten",
+    "mixed-ranks": "alle echte kaarten van een set hebben dezelfde rang",
+    "duplicate-suit": "geen twee kaarten van een set hebben dezelfde kleur (set_distinct_suits)",
+    "run-too-short": "een reeks heeft minstens run_min kaarten",
+    "run-too-long": "een reeks heeft hoogstens run_max kaarten",
+    "mixed-suits": "alle echte kaarten van een reeks hebben dezelfde kleur",
+    "duplicate-rank": "geen rang komt twee keer voor in een reeks",
+    "not-in-sequence": "de kaarten van een reeks zijn opeenvolgend en liggen op volgorde",
+    "ace-wraparound": "een reeks loopt niet door van heer via aas naar twee (tenzij ace around is)",
+    "ace-not-low": "de aas mag onder deze regels niet onder de twee liggen",
+    "ace-not-high": "de aas mag onder deze regels niet boven de heer liggen",
+    "too-few-naturals": "een combinatie heeft set_min_naturals / run_min_naturals echte kaarten",
+    "joker-mismatch": "een joker staat voor de kaart op zijn plaats",
+    "kind-mismatch": "een combinatie die als één soort gelezen moet worden, is die soort",
+    "opening-below-threshold": "de eerste combinaties van een speler halen opening_min_points",
+    "invalid-meld": "elke combinatie van een opening is geldig",
+    "build-before-opening": "aanleggen pas na de eigen opening (build_requires_opening)",
+    "build-does-not-fit": "een aangelegde kaart verlengt de combinatie volgens de regels",
+    "meld-closed": "een gesloten combinatie neemt geen kaarten meer aan",
+    "release-before-opening": "vrijspelen pas na de eigen opening (release_requires_opening)",
+    "no-joker": "vrijspelen kan alleen bij een combinatie met een joker",
+    "joker-not-releasable": "een joker verlaat een combinatie alleen zoals release_set / "
+                            "release_run toestaan",
+    "release-wrong-card": "alleen de kaart waarvoor een joker staat speelt hem vrij uit een "
+                          "reeks (exact)",
+    "out-of-turn": "de spelers zijn om de beurt aan, in de volgorde van players",
+    "hand-already-over": "de hand is voorbij zodra een speler geen kaarten meer heeft",
+    "draw-missing": "elke beurt begint met een kaart van de stapel of de aflegstapel",
+    "stock-mismatch": "wie van de stapel trekt, neemt de bovenste kaart",
+    "card-not-in-stock": "een kaart van de stapel is een kaart die nog niet gezien is",
+    "stock-empty": "de stapel wordt aangevuld uit de aflegstapel, op de bovenste kaart na",
+    "restock-mismatch": "een nieuwe stapel is precies de aflegstapel onder de bovenste kaart, "
+                        "alleen als de stapel op is",
+    "discard-pile-empty": "van de aflegstapel trekken kan alleen als er een aflegstapel is",
+    "discard-draw-mismatch": "wie van de aflegstapel trekt, neemt de bovenste kaart",
+    "card-not-in-hand": "een speler speelt alleen kaarten die hij op dat moment in de hand heeft",
+    "no-such-meld": "aanleggen en vrijspelen gebeurt op een combinatie op tafel (genummerd "
+                    "vanaf 0)",
+    "pickup-not-melded": "discard_pickup meld_same_turn: de kaart van de aflegstapel gaat die "
+                         "beurt op tafel",
+    "pickup-not-in-new-meld": "discard_pickup new_meld_same_turn: de kaart van de aflegstapel "
+                              "gaat die beurt in een nieuwe combinatie",
+    "discard-just-taken": "de kaart die net van de aflegstapel kwam, wordt niet dezelfde beurt "
+                          "afgelegd",
+    "released-joker-unused": "een vrijgespeelde joker wordt dezelfde beurt weer uitgelegd "
+                             "(released_joker any_meld / new_meld)",
+    "discard-missing": "een beurt eindigt met afleggen, tenzij de speler geen kaarten meer heeft",
+    "final-discard-required": "final_discard required: de laatste kaart gaat naar de aflegstapel",
+}
+
 _FIX = {"en": "This is a ruling, not an error: the answer is 200 with valid/legal false. "
               "Change the play (the message names what broke) and ask again.",
         "nl": "Dit is een uitspraak, geen fout: het antwoord is 200 met valid/legal false. "
@@ -304,8 +359,9 @@ def describe(code: str) -> dict[str, object]:
     if code in TITLES:
         title = dict(zip(("en", "nl"), TITLES[code], strict=True))
     elif violation is not None:
+        nl_rule = NL_RULES.get(code, violation.rule)
         title = {"en": violation.rule[:1].upper() + violation.rule[1:],
-                 "nl": violation.nl.format_map(_Dots())}
+                 "nl": nl_rule[:1].upper() + nl_rule[1:]}
     description: dict[str, str] = {}
     doc = PROBLEM_DOCS.get(code)
     for lang in ("en", "nl"):
@@ -314,7 +370,8 @@ def describe(code: str) -> dict[str, object]:
             parts.append(getattr(doc, lang))
         if violation is not None:
             template = violation.en if lang == "en" else violation.nl
-            rule = f"{_WORDS[lang]['rule']}: {violation.rule}. " if lang == "en" else ""
+            rule_text = violation.rule if lang == "en" else NL_RULES.get(code, violation.rule)
+            rule = f"{_WORDS[lang]['rule']}: {rule_text}. "
             parts.append(f"{rule}{_WORDS[lang]['message']}: “{template.format_map(_Dots())}”")
         description[lang] = " ".join(parts) or title[lang]
     kind = "problem+violation" if is_problem and violation else "problem" if is_problem \
@@ -364,7 +421,9 @@ def render_page(code: str, lang: str) -> str:
     return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{e(title)} ({e(code)})</title>"
-            f"<link rel=\"stylesheet\" href=\"/problems.css\"></head><body><main>"
+            f"<link rel=\"stylesheet\" href=\"/problems.css\">"
+            f"<link rel=\"icon\" type=\"image/png\" href=\"/docs/assets/favicon-32x32.png\">"
+            f"</head><body><main>"
             f"<h1>{e(title)}</h1>{''.join(rows)}"
             f"<p class=\"lang\"><a href=\"/problems/{e(code)}?lang={other}\" hreflang=\"{other}\">"
             f"{'Nederlands' if other == 'nl' else 'English'}</a></p></main></body></html>\n")

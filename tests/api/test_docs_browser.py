@@ -59,3 +59,21 @@ def test_docs_render_every_operation(server) -> None:
         page.wait_for_load_state("networkidle")
         assert errors == []
         assert outside == []
+
+
+def test_problem_pages_render_in_a_browser(server) -> None:
+    """A violation's page and a problem's page, as a browser opens them, in both languages."""
+    with chromium() as browser:
+        page = browser.new_page(locale="nl-NL", extra_http_headers={"Accept-Language": "nl"})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        response = page.goto(server.base + "/problems/card-not-in-hand")
+        assert response is not None and response.ok
+        assert "script-src" not in response.headers["content-security-policy"]  # no script
+        assert page.locator("h2").first.inner_text() == "Wat het betekent"
+        assert page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth") != "none"
+        page.click("a[hreflang=en]")
+        assert page.locator("h2").first.inner_text() == "What it means"
+        page.goto(server.base + "/problems/invalid-card?lang=en")
+        assert "Invalid card" in page.locator("h1").inner_text()
+        assert errors == []

@@ -96,3 +96,8 @@ def test_page_links_only_to_this_origin(client) -> None:
     assert re.findall(r'(?:href|src)="(https?:)?//', text) == []
     assert client.get("/problems.css").mimetype == "text/css"
     assert json.loads(json.dumps(describe("invalid-card")))["status"] == 422
+
+
+def test_every_violation_has_a_dutch_rule() -> None:
+    from service.api.pages import NL_RULES
+    assert set(NL_RULES) == set(v.CODES)
