@@ -17,6 +17,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import kubernetes_validate
@@ -109,12 +110,17 @@ def test_kustomizations_name_existing_files_and_use_every_manifest():
             assert path.resolve() in used, f"{path}: no kustomization uses it"
 
 
-def _gunicorn_setting(name: str) -> float:
+def _gunicorn_setting(name: str, default: float | None = None) -> float:
     """A value of deploy/gunicorn.conf.py with no overrides (read in a child: it sets env)."""
     code = (f"import runpy; c = runpy.run_path('deploy/gunicorn.conf.py'); "
-            f"print(c[{name!r}])")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+            f"print(c.get({name!r}, {default!r}))")
+    with tempfile.TemporaryDirectory() as tmp:  # the config may write files under /tmp
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True, check=True,
+                             env={"PATH": "/usr/bin:/bin", "PORT": "1",
+                                  "PROMETHEUS_MULTIPROC_DIR": tmp,
+                                  "KALUKI_DRAIN_FILE": f"{tmp}/drain",
+                                  "GUNICORN_CONTROL_SOCKET": f"{tmp}/ctl"})
     return float(out.stdout.strip())
 
 
@@ -144,11 +150,13 @@ def test_deployment_probes_security_and_shutdown():
     assert "emptyDir" in volumes[mounts["/tmp"]]
     assert config["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
     assert "KALUKI_DATA_DIR" not in config, "replicas share REDIS_URL, never an embedded Redis"
-    # the load balancers drain during preStop, then gunicorn stops gracefully: both fit
+    # the load balancers drain during preStop; on SIGTERM gunicorn drains (if the config
+    # has a drain period), then stops its workers gracefully: all of it fits the grace
     pause = c["lifecycle"]["preStop"]["exec"]["command"]
     assert pause[0] == "sleep"
     assert pod["terminationGracePeriodSeconds"] >= (
-        int(pause[1]) + _gunicorn_setting("graceful_timeout") + 5)
+        int(pause[1]) + _gunicorn_setting("SHUTDOWN_DRAIN_SECONDS", 0)
+        + _gunicorn_setting("graceful_timeout") + 5)
     assert c["resources"]["requests"]["cpu"] and c["resources"]["limits"]["memory"]
     assert pod["topologySpreadConstraints"]
     for spread in pod["topologySpreadConstraints"]:
