@@ -223,6 +223,26 @@ def pids_cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def embedded_redis_pids(srv: Server) -> list[int]:
+    """The embedded Redis the server's master started (none with BENCH_REDIS_URL)."""
+    assert srv.proc is not None
+    pid = srv.proc.pid
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+    out = []
+    for c in children:
+        try:
+            with open(f"/proc/{c}/cmdline", "rb") as f:
+                if b"redis-server" in f.read():
+                    out.append(c)
+        except OSError:
+            pass
+    return out
+
+
 def nginx_rows(srv: Server, target: Target, pair_args: argparse.Namespace, slice_s: float,
                pairs: int, notes: list[str]) -> list[Result]:
     """validate straight to gunicorn beside validate through deploy/nginx/nginx.conf.
@@ -312,9 +332,14 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             # the baseline too: that cost is the web stack's, not the service's)
             pair_base = Target(base_target.name, base_target.path, t.body_file)
             runs, ratios, cpu_ratios = [], [], []
+            redis_us = []
             for _ in range(args.pairs):
                 b = measure(base, pair_base, pair_args, duration=slice_s, name="baseline")
+                redis0 = pids_cpu_seconds(embedded_redis_pids(srv))
                 e = measure(srv, t, pair_args, duration=slice_s)
+                if t.idempotency and e.requests:  # a ledger write: the Redis's CPU too
+                    redis_us.append((pids_cpu_seconds(embedded_redis_pids(srv)) - redis0)
+                                    * 1e6 / e.requests)
                 base_runs.append(b)
                 runs.append(e)
                 ratios.append(e.rps / b.rps if b.rps else 0.0)
@@ -324,6 +349,11 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             row.extra["ratio"] = median(ratios)
             row.extra["ratio_min"], row.extra["ratio_max"] = min(ratios), max(ratios)
             row.extra["cpu_ratio"] = median(cpu_ratios) if cpu_ratios else 0.0
+            if redis_us and any(redis_us):
+                row.extra["redis_cpu_us_per_req"] = median(redis_us)
+                notes.append(f"{t.name}: the embedded Redis spent {median(redis_us):,.0f} µs "
+                             "of CPU per request (median of the pairs; its process's user + "
+                             "system time over the requests).")
             results.append(row)
         validate = next((t for t in chosen if t.name == "validate"), None)
         if validate is not None and not args.skip_nginx:
