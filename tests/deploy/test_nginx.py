@@ -215,6 +215,11 @@ def test_request_id_and_forwarded_headers_reach_the_app(echo_proxy):
     again = requests.get(url, timeout=5).json()
     assert again["x-request-id"] != made["x-request-id"]
 
+    odd = requests.get(url, headers={"X-Request-ID": "no spaces; " + "x" * 10}, timeout=5).json()
+    assert re.fullmatch(r"[0-9a-f]{32}", odd["x-request-id"])  # not an id: replaced
+    long = requests.get(url, headers={"X-Request-ID": "a" * 129}, timeout=5).json()
+    assert re.fullmatch(r"[0-9a-f]{32}", long["x-request-id"])
+
     behind_tls = requests.get(url, headers={"X-Forwarded-Proto": "https"}, timeout=5).json()
     assert behind_tls["x-forwarded-proto"] == "https"
 
