@@ -204,6 +204,100 @@ def _merge(name: str, runs: list[Result]) -> Result:
                          "load1_after": runs[-1].extra["load1_after"]})
 
 
+def nginx_binary() -> str | None:
+    """Debian's nginx (the ``nginx`` package), or None."""
+    return shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx", "/usr/bin/nginx") if os.access(p, os.X_OK)), None)
+
+
+def pids_cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time consumed so far by these processes."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def embedded_redis_pids(srv: Server) -> list[int]:
+    """The embedded Redis the server's master started (none with BENCH_REDIS_URL)."""
+    assert srv.proc is not None
+    pid = srv.proc.pid
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+    out = []
+    for c in children:
+        try:
+            with open(f"/proc/{c}/cmdline", "rb") as f:
+                if b"redis-server" in f.read():
+                    out.append(c)
+        except OSError:
+            pass
+    return out
+
+
+def nginx_rows(srv: Server, target: Target, pair_args: argparse.Namespace, slice_s: float,
+               pairs: int, notes: list[str]) -> list[Result]:
+    """validate straight to gunicorn beside validate through deploy/nginx/nginx.conf.
+
+    The same server, in ``pairs`` pairs of (direct, then through nginx), each after
+    its settle; the ratio is the median of the per-pair rps ratios, as for the
+    baseline pairs. nginx runs the committed config (upstream and port templated,
+    tests/deploy/nginx.py) on the same cores as the load generator and gunicorn.
+    """
+    binary = nginx_binary()
+    if binary is None:
+        notes.append("validate through nginx: skipped, nginx is not installed (the Debian "
+                     "package `nginx`).")
+        return []
+    from tests.deploy.nginx import Nginx
+
+    direct_runs, proxied_runs, ratios, nginx_cpu = [], [], [], []
+    with Nginx(binary, [f"127.0.0.1:{srv.port}"]) as proxy:
+        loadgen.run(proxy.url, target, 2.0, pair_args.connections, use_wrk=pair_args.use_wrk)
+        for _ in range(pairs):
+            d = measure(srv, target, pair_args, duration=slice_s, name="validate direct")
+            cpu0 = pids_cpu_seconds(proxy.worker_pids())
+            e = measure(_Front(srv, proxy.url), target, pair_args, duration=slice_s,
+                        name="validate via nginx")
+            cpu = pids_cpu_seconds(proxy.worker_pids()) - cpu0
+            nginx_cpu.append(cpu * 1e6 / e.requests if e.requests else 0.0)
+            direct_runs.append(d)
+            proxied_runs.append(e)
+            ratios.append(e.rps / d.rps if d.rps else 0.0)
+        workers = len(proxy.worker_pids())
+    direct = _merge("validate, direct (beside nginx)", direct_runs)
+    proxied = _merge("validate through nginx", proxied_runs)
+    for row in (direct, proxied):
+        row.extra["nginx_pair"] = 1.0
+    proxied.extra["ratio"] = median(ratios)
+    proxied.extra["ratio_min"], proxied.extra["ratio_max"] = min(ratios), max(ratios)
+    proxied.extra["nginx_cpu_us_per_req"] = median(nginx_cpu)
+    direct.extra["ratio"] = 1.0
+    notes.append(f"validate through nginx: deploy/nginx/nginx.conf ({workers} nginx workers, "
+                 f"keep-alive to gunicorn) in front of the same server, {pairs} pairs of "
+                 f"({pair_args.warmup:g} s settle + {slice_s:g} s direct, then the same through "
+                 "nginx); nginx shares the cores with the load generator and gunicorn.")
+    return [direct, proxied]
+
+
+class _Front:
+    """``srv`` as seen through a proxy: the proxy's URL, the server's workers' CPU."""
+
+    def __init__(self, srv: Server, url: str) -> None:
+        self.srv, self.url = srv, url
+
+    def cpu_seconds(self) -> float:
+        return self.srv.cpu_seconds()
+
+
 def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Result, list[Result]]:
     """Each endpoint in ``args.pairs`` short runs, each right after a baseline run.
 
@@ -238,9 +332,14 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             # the baseline too: that cost is the web stack's, not the service's)
             pair_base = Target(base_target.name, base_target.path, t.body_file)
             runs, ratios, cpu_ratios = [], [], []
+            redis_us = []
             for _ in range(args.pairs):
                 b = measure(base, pair_base, pair_args, duration=slice_s, name="baseline")
+                redis0 = pids_cpu_seconds(embedded_redis_pids(srv))
                 e = measure(srv, t, pair_args, duration=slice_s)
+                if t.idempotency and e.requests:  # a ledger write: the Redis's CPU too
+                    redis_us.append((pids_cpu_seconds(embedded_redis_pids(srv)) - redis0)
+                                    * 1e6 / e.requests)
                 base_runs.append(b)
                 runs.append(e)
                 ratios.append(e.rps / b.rps if b.rps else 0.0)
@@ -250,7 +349,15 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
             row.extra["ratio"] = median(ratios)
             row.extra["ratio_min"], row.extra["ratio_max"] = min(ratios), max(ratios)
             row.extra["cpu_ratio"] = median(cpu_ratios) if cpu_ratios else 0.0
+            if redis_us and any(redis_us):
+                row.extra["redis_cpu_us_per_req"] = median(redis_us)
+                notes.append(f"{t.name}: the embedded Redis spent {median(redis_us):,.0f} µs "
+                             "of CPU per request (median of the pairs; its process's user + "
+                             "system time over the requests).")
             results.append(row)
+        validate = next((t for t in chosen if t.name == "validate"), None)
+        if validate is not None and not args.skip_nginx:
+            results += nginx_rows(srv, validate, pair_args, slice_s, args.pairs, notes)
         workers = len(srv.worker_pids())
     baseline = _merge("baseline (bare Flask), all runs", base_runs)
     notes.append(f"server: deploy/gunicorn.conf.py defaults ({workers} workers); "
@@ -491,6 +598,29 @@ def _fmt_row(r: Result, base: Result) -> str:
             f"{r.extra.get('load1_before', -1):.1f} | {'; '.join(checks)} |")
 
 
+def _nginx_table(rows: list[Result]) -> list[str]:
+    """validate direct beside validate through nginx (same run, paired)."""
+    if not rows:
+        return []
+    out = ["", "Through the reverse proxy (deploy/nginx/nginx.conf), paired with direct "
+               "requests to the same server:", "",
+           "| path | requests/s | p50 ms | p99 ms | p99/p50 | rps ratio to direct (median) "
+           "| pairs (min–max) | worker CPU µs/req | nginx CPU µs/req | load |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        spread = (f"{r.extra['ratio_min']:.2f}–{r.extra['ratio_max']:.2f}"
+                  if "ratio_min" in r.extra else "")
+        nginx_cpu = r.extra.get("nginx_cpu_us_per_req")
+        flag = f" ({r.non2xx} non-2xx)" if r.non2xx else ""
+        out.append(f"| {r.name}{flag} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | "
+                   f"{r.p99_ms / r.p50_ms if r.p50_ms else 0:.1f} | "
+                   f"{r.extra.get('ratio', 1.0):.2f} | {spread} | "
+                   f"{r.extra.get('cpu_us_per_req', 0):,.0f} | "
+                   f"{'' if nginx_cpu is None else f'{nginx_cpu:,.0f}'} | "
+                   f"{r.extra.get('load1_before', -1):.1f} |")
+    return out
+
+
 def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str],
            workers: list[dict] | None, memory: dict | None,
            micro: list[tuple[str, str]] | None,
@@ -508,7 +638,8 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
                 "baseline (median) | pairs (min–max) | worker CPU µs/req "
                 "| baseline CPU / endpoint CPU | load | targets |",
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|", _fmt_row(base, base)]
-        out += [_fmt_row(r, base) for r in results]
+        out += [_fmt_row(r, base) for r in results if not r.extra.get("nginx_pair")]
+        out += _nginx_table([r for r in results if r.extra.get("nginx_pair")])
         out += [""] + [f"* {n}" for n in notes] + [""]
     else:
         out += _keep(previous, "## HTTP endpoints")
@@ -630,6 +761,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds measured per worker-model run")
     ap.add_argument("--skip-http", action="store_true")
     ap.add_argument("--skip-workers", action="store_true")
+    ap.add_argument("--skip-nginx", action="store_true",
+                    help="no 'validate through nginx' row (it is skipped anyway without nginx)")
     ap.add_argument("--skip-memory", action="store_true")
     ap.add_argument("--skip-micro", action="store_true")
     ap.add_argument("--memory-requests", type=lambda s: [int(x) for x in s.split(",")],

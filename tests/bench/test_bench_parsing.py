@@ -59,6 +59,21 @@ def test_render_pair_spread_and_tail_check() -> None:
     assert "ratio ≥ 0.75 met; p99/p50 ≤ 3 **not met**" in text
 
 
+def test_render_nginx_rows_in_their_own_table() -> None:
+    """validate through nginx sits beside direct, not among the baseline ratios."""
+    direct, proxied = _res("validate, direct (beside nginx)", 1000), _res("validate through nginx", 900)
+    direct.extra.update(nginx_pair=1.0, ratio=1.0)
+    proxied.extra.update(nginx_pair=1.0, ratio=0.9, ratio_min=0.85, ratio_max=0.95,
+                         nginx_cpu_us_per_req=110.0)
+    text = run.render({"cpu": "test"}, (_res("baseline", 2000), [_res("validate", 1000),
+                                                                 direct, proxied]),
+                      [], None, None, [], "")
+    main, _, proxy_table = text.partition("Through the reverse proxy")
+    assert "| validate | 1,000 |" in main and "through nginx" not in main
+    assert "| validate through nginx | 900 | 1.00 | 3.00 | 3.0 | 0.90 | 0.85–0.95 |" in proxy_table
+    assert "| 110 |" in proxy_table and "| validate, direct (beside nginx) | 1,000 |" in proxy_table
+
+
 def _row(model: str, rps: float, p99: float, workers: int, p50: float = 5.0) -> dict:
     return {"model": model, "workers": workers, "threads": 1,
             "validate": {"rps": rps, "p99_ms": p99, "p50_ms": p50}}
