@@ -51,6 +51,7 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "unknown-player": ("Unknown player", "Onbekende speler"),
     "missing-card": ("Missing card", "Ontbrekende kaart"),
     "hand-too-large": ("Hand too large", "Hand te groot"),
+    "search-too-large": ("Search too large", "Zoekopdracht te groot"),
     # match ledgers
     "ledger-unavailable": ("Match store unavailable", "Wedstrijdopslag niet bereikbaar"),
     "ledger-busy": ("Match store busy", "Wedstrijdopslag bezet"),
