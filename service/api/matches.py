@@ -24,6 +24,7 @@ import orjson
 from flask import Response, current_app, request
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from ..engine.cards import CardError
 from ..engine.match import (
     CONFIG_KEYS,
     MatchConfig,
@@ -35,7 +36,7 @@ from ..engine.match import (
     replay,
 )
 from ..engine.players import PlayerIdError, player_id
-from ..engine.rules import MATCH_END_MODES
+from ..engine.rules import MATCH_END_MODES, RuleSetError
 from ..engine.scoring import check_seats
 from ..ledger import get_store
 from ..ledger.chain import GENESIS, ChainError, fingerprint, seal, verify
@@ -318,7 +319,8 @@ def _score_hand(kind: str, body: Any, ruleset: Any, field: str) -> tuple[str, st
                       ) from None
     try:
         record = referee.parse_record({"ruleset": ruleset, **body})
-    except referee.RecordError as exc:
+    except (referee.RecordError, CardError, RuleSetError) as exc:  # the card and rule-set
+        # errors of a record carry their field too, as the adjudicate endpoint reports them
         f = f"{field}.{exc.field}" if getattr(exc, "field", None) else field
         raise Problem(422, getattr(exc, "code", "invalid-record"), str(exc),
                       errors={f: [str(exc)]}) from None

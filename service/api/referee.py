@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import orjson
 from flask import request
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from ..engine import referee as ref
 from ..engine.cards import Card, CardError
@@ -37,6 +37,7 @@ blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
 
 T = TypeVar("T")
+MAX_TABLE = 108  # 4 decks and 8 jokers (216 cards) in melds of two
 
 # -- documentation schemas ----------------------------------------------------------------
 
@@ -123,8 +124,10 @@ class AdjudicationSchema(Schema):
 
 class TurnCheckSchema(StrictSchema):
     ruleset = ruleset_field()
-    table = fields.List(card_list(), load_default=list,
-                        metadata={"description": "the melds on the table, numbered from 0"})
+    table = fields.List(card_list(), load_default=list, validate=validate.Length(max=MAX_TABLE),
+                        metadata={"description": "the melds on the table, numbered from 0 "
+                                                 f"(at most {MAX_TABLE}: every card of the "
+                                                 "largest deck in melds of two)"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
     opened = fields.Boolean(load_default=False)
     discard_top = fields.String(load_default=None, allow_none=True)
@@ -217,7 +220,7 @@ def adjudicate():
     winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand)."""
     data = _read_record_body()
     record = _engine(lambda: ref.parse_record(data))
-    return _json(render_adjudication(ref.adjudicate(record), record.rules))
+    return _json(render_adjudication(_engine(lambda: ref.adjudicate(record)), record.rules))
 
 
 @blp.route("/turns/check", methods=["POST"])
