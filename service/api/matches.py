@@ -43,7 +43,7 @@ from ..ledger.chain import GENESIS, ChainError, fingerprint, seal, verify
 from ..ledger.store import LedgerStore, LedgerUnavailable
 from .common import StrictSchema, rules_of, ruleset_field
 from .hands import PlayerScoreSchema, ScoreSchema, score_body
-from .parsing import Blueprint
+from .parsing import Blueprint, Bool, Int
 from .problems import Problem, from_engine, language
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
@@ -66,10 +66,12 @@ def _player_id() -> fields.String:
 
 class MatchEndFields(StrictSchema):
     match_end = fields.String(validate=validate.OneOf(MATCH_END_MODES))
-    goal_points = fields.Integer(strict=True, validate=validate.Range(1, 1_000_000))
-    elimination_over = fields.Integer(strict=True, validate=validate.Range(1, 1_000_000))
-    match_hands = fields.Integer(strict=True, validate=validate.Range(1, 10_000))
-    buy_ins = fields.Boolean(truthy={True}, falsy={False})
+    goal_points = Int(validate=validate.Range(1, 1_000_000))
+    elimination_over = Int(validate=validate.Range(1, 1_000_000))
+    match_hands = Int(validate=validate.Range(1, 10_000))
+    buy_ins = Bool()
+    buy_ins_max = Int(validate=validate.Range(1, 100))
+    buy_in_min_players = Int(validate=validate.Range(2, 100))
 
 
 class CreateMatchSchema(MatchEndFields):
@@ -105,30 +107,30 @@ class BuyInSchema(StrictSchema):
 
 class PageArgs(Schema):
     cursor = fields.String(metadata={"description": "opaque; from next_cursor"})
-    limit = fields.Integer(load_default=50, validate=validate.Range(1, MAX_PAGE))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, MAX_PAGE))  # a query string
 
 
 class StandingSchema(Schema):
     player = fields.String()
-    points = fields.Integer()
-    penalty = fields.Integer()
-    eliminated = fields.Boolean()
-    hands_won = fields.Integer()
-    buy_ins = fields.Integer()
+    points = Int()
+    penalty = Int()
+    eliminated = Bool()
+    hands_won = Int()
+    buy_ins = Int()
 
 
 class MatchSchema(Schema):
     id = fields.String()
     ruleset = fields.Raw()
     match_end = fields.Dict(metadata={"description": "match_end, goal_points, elimination_over, "
-                                                     "match_hands, buy_ins in force"})
+                                                     "match_hands, buy_ins, buy_ins_max, buy_in_min_players in force"})
     players = fields.List(fields.String())
-    hands_played = fields.Integer()
+    hands_played = Int()
     status = fields.String(metadata={"enum": ["in_progress", "finished"]})
     winner = fields.String(allow_none=True)
     co_winners = fields.List(fields.String(), metadata={"description": "a shared win"})
     standings = fields.List(fields.Nested(StandingSchema))
-    version = fields.Integer()
+    version = Int()
     head = fields.String()
     created = fields.String()
 
@@ -140,7 +142,7 @@ class CreatedSchema(Schema):
 
 
 class EntrySchema(Schema):
-    seq = fields.Integer()
+    seq = Int()
     type = fields.String(metadata={"enum": ["hand", "buy-in"]})
     hash = fields.String()
 
@@ -149,10 +151,10 @@ class EntrySchema(Schema):
 
 
 class AppendedSchema(Schema):
-    seq = fields.Integer()
-    hand = fields.Integer(metadata={"description": "1-based hand number"})
+    seq = Int()
+    hand = Int(metadata={"description": "1-based hand number"})
     hash = fields.String()
-    special = fields.Boolean()
+    special = Bool()
     scores = fields.List(fields.Nested(PlayerScoreSchema))
     match = fields.Nested(MatchSchema)
 
@@ -172,7 +174,7 @@ class ExportSchema(Schema):
     token_sha256 = fields.String()
     entries = fields.List(fields.Nested(EntrySchema))
     head = fields.String()
-    version = fields.Integer()
+    version = Int()
     standings = fields.List(fields.Nested(StandingSchema))
 
     class Meta:
@@ -189,10 +191,10 @@ class ImportSchema(StrictSchema):
     token_sha256 = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"))
     entries = fields.List(fields.Dict(), required=True, validate=validate.Length(max=100_000))
     head = fields.String(required=True)
-    version = fields.Integer(load_default=None)
+    version = Int(load_default=None)
     # what the exporter saw; checked against the re-score when present
     standings = fields.List(fields.Dict(), load_default=None)
-    hands_played = fields.Integer(load_default=None)
+    hands_played = Int(load_default=None)
     status = fields.String(load_default=None)
     winner = fields.String(load_default=None, allow_none=True)
 
@@ -361,7 +363,7 @@ _PROBLEM_DOCS = {
     403: "Wrong token (`token-invalid`).",
     404: "No such match (`match-not-found`): it may have expired; import its export.",
     409: "Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, "
-         "`player-not-eliminated`, `buy-ins-closed`, `match-exists`.",
+         "`player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`.",
     412: "Stale If-Match (`precondition-failed`).",
     422: "Invalid body, an illegal record (`illegal-record`, with violations), a key reused "
          "with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), "
