@@ -206,7 +206,7 @@ def fixed_bodies(a: Attacker) -> dict[str, list[tuple[str, Any]]]:
                        ("2,000 turns, 4 players", long_record(2000, 4)),
                        ("deep JSON", deep())],
         "adjudicate (notation)": [("10k-deep JSON ruleset line",
-                                   ("ruleset " + "[" * 10_000 + "\nplayers a b\n").encode()),
+                                   ("ruleset {\"base\":" + "[" * 10_000 + "\nplayers a b\n").encode()),
                                   ("deep ruleset within 4,096 characters",
                                    ("ruleset {\"base\":" + "[" * 3000 + "\n").encode()),
                                   ("2,000-turn record", _notation(long_record()))],
@@ -467,7 +467,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0, help="hill-climbing per endpoint")
     ap.add_argument("--seed", type=int, default=14)
-    ap.add_argument("--before", type=Path, help="an earlier hostile.json to show side by side")
+    ap.add_argument("--before", type=Path, default=BENCH / "results" / "hostile_before.json",
+                    help="an earlier hostile.json to show side by side (default: the run on the "
+                         "code before the work budget, commit f8840f2)")
     ap.add_argument("--no-write", action="store_true", help="print the section only")
     args = ap.parse_args(argv)
     result = run(args.seconds, args.seed)
