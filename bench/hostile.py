@@ -409,7 +409,9 @@ def run(seconds: float, seed: int) -> dict[str, Any]:
         if seconds > 0:
             cpu, status, size, body = climb(a, by_name[t.name], seconds)
             rows.append({"endpoint": t.name, "body": "hill-climbed: " + _short(body),
-                         "cpu_ms": cpu * 1000, "status": status, "bytes": size})
+                         "cpu_ms": cpu * 1000, "status": status, "bytes": size,
+                         "full_body": body.decode("utf-8", "replace") if isinstance(body, bytes)
+                         else body})
             print(f"{t.name:24} {'hill-climbed':44} {cpu * 1000:8.2f} ms  {status}  {size:,} B",
                   file=sys.stderr)
     return {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -463,6 +465,15 @@ def write_section(text: str, path: Path = RESULTS_MD) -> None:
     path.write_text(new.rstrip() + "\n")
 
 
+def only(names: list[str], seconds: float, seed: int) -> None:
+    """Climb a few endpoints only and print the worst bodies in full (for digging)."""
+    a = Attacker(seed)
+    for t in targets(a):
+        if t.name in names:
+            cpu, status, size, body = climb(a, t, seconds)
+            print(f"{t.name}: {cpu * 1000:.1f} ms, {status}, {size:,} B\n{json.dumps(body)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0, help="hill-climbing per endpoint")
@@ -471,7 +482,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="an earlier hostile.json to show side by side (default: the run on the "
                          "code before the work budget, commit f8840f2)")
     ap.add_argument("--no-write", action="store_true", help="print the section only")
+    ap.add_argument("--only", nargs="*", help="climb only these endpoints, print, write nothing")
     args = ap.parse_args(argv)
+    if args.only:
+        only(args.only, args.seconds, args.seed)
+        return 0
     result = run(args.seconds, args.seed)
     before = None
     if args.before and args.before.exists():

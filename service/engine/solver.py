@@ -324,8 +324,12 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
             n = len(chosen)
             if n < least or n > most:
                 continue
-            for k in range(max(0, rules.set_min - n), min(jokers, most - n) + 1):
+            ks = range(max(0, rules.set_min - n), min(jokers, most - n) + 1)
+            work += len(ks)
+            for k in ks:
                 found[chosen, k] = (chosen, k, set_points(rank, n, k, rules), SET, rank, 0)
+        if work > budget:
+            raise SearchTooLarge(budget)
     return work
 
 
@@ -391,6 +395,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 if width - holes < least:
                     break
                 for skipped in combinations(inner_held, e):
+                    work += len(inner_held) + 1
                     if work > budget:
                         raise SearchTooLarge(budget)
                     if e:
