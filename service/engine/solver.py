@@ -55,7 +55,10 @@ the most points of a layout that melds every card, or all cards but one.
 Counts up to 15 of one card fit a field, which covers every legal deck (at most
 4 decks and 8 jokers). The work grows with the number of melds the hand can
 form; hands of the sizes the catalog deals (13 or 14 cards) take about a
-millisecond or less.
+millisecond or less. That work is counted (:data:`WORK_BUDGET`): the catalog's
+costliest hands need about an eighth of it, and a search that would spend more
+(overrides with many jokers, 2-card melds and long hands) stops with
+:class:`SearchTooLarge` after some 20-30 ms instead of running for seconds.
 """
 
 from __future__ import annotations
@@ -187,6 +190,8 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
         while stack:
             _, leaves, children = stack.pop()
             left -= len(leaves) + len(children)
+            if left < 0:
+                raise SearchTooLarge(budget)
             for k, mask, cost, pts, index in leaves:
                 if k > j:
                     break
