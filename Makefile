@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8000
 
-.PHONY: install run test lint openapi bench clean
+.PHONY: install run test lint openapi bench hostile clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ sdk:
 
 bench: install
 	$(BIN)/python -m bench.run
+
+# the worst server CPU of one hostile request per endpoint (bench/RESULTS.md, "Hostile requests")
+hostile: install
+	RATELIMIT_ENABLED=false $(BIN)/python -m bench.hostile
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

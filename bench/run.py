@@ -716,18 +716,22 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
             out += [f"### {title}", "", text.strip(), ""]
     else:
         out += _keep(previous, "## Engine micro-benchmarks")
+    out += _keep(previous, "## Hostile requests", note=False)  # written by bench/hostile.py
     return "\n".join(out).rstrip() + "\n"
 
 
-def _keep(previous: str, heading: str) -> list[str]:
-    """A section skipped this run keeps its previous text (marked as such)."""
+def _keep(previous: str, heading: str, note: bool = True) -> list[str]:
+    """A section skipped this run keeps its previous text (marked as such, unless
+    another tool writes it: ``note=False``)."""
     m = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^## |\Z)", previous, re.S | re.M)
     if not m:
         return []
     body = m.group(1).strip()
-    note = "_(not re-run by the last `make bench`; from an earlier run)_"
+    if not note:
+        return [heading, "", body, ""]
+    note_text = "_(not re-run by the last `make bench`; from an earlier run)_"
     if not body.startswith("_(not re-run"):
-        body = note + "\n\n" + body
+        body = note_text + "\n\n" + body
     return [heading, "", body, ""]
 
 

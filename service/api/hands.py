@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from ..engine.scoring import FINISHES, ScoringError, score_hand
+from ..engine.solver import SearchTooLarge
 from ..engine.solver import analyze as solve
 from .common import (
     MeldSchema,
@@ -110,7 +111,12 @@ def analyze(args: dict[str, Any]):
                       f"{rules.name}, not {len(cards)}", errors={"cards": [f"at most {limit} cards"]},
                       nl=f"Een hand heeft onder deze regels hoogstens {limit} kaarten.")
     deck_check(cards, rules, "cards")
-    a = solve(cards, rules, args["opened"])
+    try:
+        a = solve(cards, rules, args["opened"])
+    except SearchTooLarge as exc:
+        raise Problem(422, exc.code, str(exc), budget=exc.budget,
+                      nl="Deze kaarten doorzoeken kost onder deze regels meer werk dan de dienst "
+                         "per verzoek besteedt; gebruik minder jokers of kaarten.") from None
     body = {"melds": [render_meld(x, rules) for x in a.melds],
             "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
             "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,

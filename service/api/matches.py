@@ -24,6 +24,7 @@ import orjson
 from flask import Response, current_app, request
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from ..engine.cards import CardError
 from ..engine.match import (
     CONFIG_KEYS,
     MatchConfig,
@@ -34,7 +35,8 @@ from ..engine.match import (
     new_state,
     replay,
 )
-from ..engine.rules import MATCH_END_MODES
+from ..engine.players import PlayerIdError, player_id
+from ..engine.rules import MATCH_END_MODES, RuleSetError
 from ..engine.scoring import check_seats
 from ..ledger import get_store
 from ..ledger.chain import GENESIS, ChainError, fingerprint, seal, verify
@@ -50,6 +52,7 @@ blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
 EXPORT_FORMAT = "kaluki-ledger/1"
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 MAX_PAGE = 200
+MAX_SEQ = 2**31  # far beyond any ledger's length
 CAS_ATTEMPTS = 200
 RETRY_AFTER = "2"
 REFEREE = "service.engine.referee"
@@ -321,7 +324,8 @@ def _score_hand(kind: str, body: Any, ruleset: Any, field: str) -> tuple[str, st
                       ) from None
     try:
         record = referee.parse_record({"ruleset": ruleset, **body})
-    except referee.RecordError as exc:
+    except (referee.RecordError, CardError, RuleSetError) as exc:  # the card and rule-set
+        # errors of a record carry their field too, as the adjudicate endpoint reports them
         f = f"{field}.{exc.field}" if getattr(exc, "field", None) else field
         raise Problem(422, getattr(exc, "code", "invalid-record"), str(exc),
                       errors={f: [str(exc)]}) from None
@@ -331,8 +335,12 @@ def _score_hand(kind: str, body: Any, ruleset: Any, field: str) -> tuple[str, st
         raise Problem(422, "illegal-record", "The hand record breaks a rule; see 'violations'.",
                       nl="Het spelverslag overtreedt een regel; zie 'violations'.",
                       violations=[violation_dict(v, language())] if v is not None else [])
-    score = adj.result.score
-    return adj.result.winner, adj.result.finish, {
+    try:
+        result = referee.finished_result(adj)
+    except referee.RecordError as exc:
+        raise Problem(422, exc.code, str(exc), errors={f"{field}.{exc.field}": [str(exc)]}) from None
+    score = result.score
+    return result.winner, result.finish, {
         "special": score.special,
         "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
                     "penalty": s.penalty} for s in score.scores]}
@@ -394,7 +402,7 @@ def create(args: dict[str, Any]):
         raise from_engine(exc, "players") from None
     match_id = secrets.token_urlsafe(12)
     token = secrets.token_urlsafe(32)
-    meta = {"ruleset": args["ruleset"], "players": players, "match_end": config.to_dict(),
+    meta = {"ruleset": args["ruleset"], "players": state.players, "match_end": config.to_dict(),
             "created": _now()}
     created, _ = _store().create(match_id, meta, state.to_dict(), _token_hash(token))
     if not created:  # 96 random bits: practically never
@@ -547,9 +555,14 @@ def append_hand(args: dict[str, Any], match_id: str):
 @_problems(401, 403, 404, 409, 412, 422, 503)
 def buy_in(args: dict[str, Any], match_id: str):
     """An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional)."""
+    try:
+        player = player_id(args["player"])
+    except PlayerIdError as exc:
+        raise from_engine(exc, "player") from None
+
     def build(s, state: MatchState, config: MatchConfig):
-        new = apply_buy_in(state, config, args["player"])
-        return {"type": "buy-in", "player": args["player"]}, new, {"player": args["player"]}
+        new = apply_buy_in(state, config, player)
+        return {"type": "buy-in", "player": player}, new, {"player": player}
 
     return _append(match_id, "buy-in", build)
 
@@ -589,7 +602,7 @@ def get_entry(match_id: str, seq: int):
     """One ledger entry by its sequence number."""
     _check_id(match_id)
     store = _store()
-    items = store.entries(match_id, seq, seq)
+    items = store.entries(match_id, seq, seq) if seq < MAX_SEQ else []  # Redis takes 64-bit indexes
     if not items:
         if store.load(match_id) is None:
             raise _not_found(match_id)

@@ -119,6 +119,20 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                         "Het aantal spelers valt buiten wat de spelregels toestaan "
                         "(players_min..players_max).",
                         "POST /v1/matches\n" + '{"ruleset": "kaluki-51", "players": ["ann"]}'),
+    "invalid-player-id": Doc("A player id is not an identifier: ids are 1 to 64 characters, "
+                             "normalised to NFC, with no whitespace, control, zero-width, "
+                             "bidi-override or '#' characters. Use a plain name such as \"ann\".",
+                             "Een spelers-id is geen geldige naam: 1 tot 64 tekens, naar NFC "
+                             "genormaliseerd, zonder spaties, stuurtekens, tekens zonder breedte, "
+                             "richtingstekens of '#'. Gebruik een gewone naam zoals \"ann\".",
+                             "POST /v1/matches\n" + '{"ruleset": "kaluki-51", '
+                                                    '"players": ["ann smith", "bob"]}'),
+    "hand-not-finished": Doc("A hand record appended to a match must be legal and finished: "
+                             "some player must have gone out. Append the record once the hand "
+                             "is over, or send its score.",
+                             "Een ronde die aan een partij wordt toegevoegd moet geldig en "
+                             "uitgespeeld zijn: een speler moet uit zijn. Voeg de ronde toe als "
+                             "ze voorbij is, of stuur de score."),
     "duplicate-player": Doc("A player appears twice. Give each player a distinct id.",
                             "Een speler komt twee keer voor. Geef elke speler een eigen id.",
                             "POST /v1/matches\n" + '{"ruleset": "kaluki-51", '

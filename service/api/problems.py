@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.http import parse_accept_header
 
 from ..engine.cards import CardError, ImpossibleCards, InvalidCard
+from ..engine.players import PlayerIdError
 from ..engine.rules import RuleSetError
 from ..engine.scoring import ScoringError
 from ..logs import request_id
@@ -57,6 +58,9 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "unknown-player": ("Unknown player", "Onbekende speler"),
     "missing-card": ("Missing card", "Ontbrekende kaart"),
     "hand-too-large": ("Hand too large", "Hand te groot"),
+    "hand-not-finished": ("Hand not finished", "Hand niet uitgespeeld"),
+    "invalid-player-id": ("Invalid player id", "Ongeldige speler-id"),
+    "search-too-large": ("Search too large", "Zoekopdracht te groot"),
     # match ledgers
     "ledger-unavailable": ("Match store unavailable", "Wedstrijdopslag niet bereikbaar"),
     "ledger-busy": ("Match store busy", "Wedstrijdopslag bezet"),
@@ -110,6 +114,7 @@ _NL_ENGINE: Mapping[str, str] = {
     "invalid-ruleset": "Ongeldige spelregels in {field} ({detail}).",
     "player-count": "Het aantal spelers past niet bij deze spelregels ({detail}).",
     "duplicate-player": "Een speler komt twee keer voor ({detail}).",
+    "invalid-player-id": "Ongeldige speler-id in {field} ({detail}).",
     "unknown-winner": "De winnaar is geen speler van deze hand ({detail}).",
     "winner-holds-cards": "De winnaar heeft nog kaarten ({detail}).",
     "invalid-finish": "De afloop is \"out\" of \"special\".",
@@ -187,7 +192,7 @@ def from_engine(exc: ValueError, field: str) -> Problem:
         return Problem(422, "impossible-cards", str(exc), errors={field: [str(exc)]},
                        nl=_NL_DETAILS["impossible-cards"].format(
                            count=exc.count, card=exc.card, limit=exc.limit))
-    if isinstance(exc, (RuleSetError, ScoringError)):
+    if isinstance(exc, (RuleSetError, ScoringError, PlayerIdError)):
         nl = _NL_ENGINE.get(exc.code, "").format(field=exc.field, detail=str(exc))
         return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]}, nl=nl or None)
     if isinstance(exc, CardError):

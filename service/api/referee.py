@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import orjson
 from flask import request
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from ..engine import referee as ref
 from ..engine.cards import Card, CardError
@@ -38,6 +38,7 @@ blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
 
 T = TypeVar("T")
+MAX_TABLE = 108  # 4 decks and 8 jokers (216 cards) in melds of two
 
 # -- documentation schemas ----------------------------------------------------------------
 
@@ -139,8 +140,10 @@ STEPS_PARAMETER = {
 
 class TurnCheckSchema(StrictSchema):
     ruleset = ruleset_field()
-    table = fields.List(card_list(ref="MeldCard"), load_default=list,
-                        metadata={"description": "the melds on the table, numbered from 0"})
+    table = fields.List(card_list(ref="MeldCard"), load_default=list, validate=validate.Length(max=MAX_TABLE),
+                        metadata={"description": "the melds on the table, numbered from 0 "
+                                                 f"(at most {MAX_TABLE}: every card of the "
+                                                 "largest deck in melds of two)"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
     opened = Bool(load_default=False)
     laid_before = Bool(load_default=False, metadata={"description": (
@@ -272,7 +275,8 @@ def adjudicate():
     data = _with_line(lambda: _read_record_body(lines), lines)
     record = _with_line(lambda: _engine(lambda: ref.parse_record(data)), lines)
     if not steps:
-        return _json(render_adjudication(ref.adjudicate(record), record.rules))
+        return _json(render_adjudication(_engine(lambda: ref.adjudicate(record)),
+                                         record.rules))
     states: list[ref.HandState] = []
     body = _with_line(lambda: _engine(lambda: render_adjudication(
         ref.adjudicate(record, states), record.rules)), lines)

@@ -32,7 +32,8 @@ class RuleSetSchema(Schema):
     parameters = fields.Dict(keys=fields.String(), required=True,
                              metadata={"description": "parameter → value"})
     descriptions = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
-                               metadata={"description": "parameter → one-line description"})
+                               metadata={"description": "parameter → one-line description, with the "
+                                                        "values it takes (overrides outside them are 422)"})
 
 
 def summary(r: RuleSet) -> dict[str, Any]:
@@ -42,7 +43,7 @@ def summary(r: RuleSet) -> dict[str, Any]:
 
 def detail(r: RuleSet) -> dict[str, Any]:
     return {"name": r.name, "source": r.source, "parameters": r.to_dict(),
-            "descriptions": {p.name: p.description for p in PARAMS}}
+            "descriptions": {p.name: p.described for p in PARAMS}}
 
 
 _LIST = dumps({"rulesets": [summary(r) for r in CATALOG.values()]})

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .players import PlayerIdError, player_id, player_ids
 from .rules import InvalidParameter, RuleSet, check_param
 
 IN_PROGRESS = "in_progress"
@@ -128,10 +129,12 @@ class MatchState:
 
 
 def new_state(players: Sequence[str]) -> MatchState:
-    if len(set(players)) != len(players):
-        dup = next(p for p in players if list(players).count(p) > 1)
-        raise MatchError("duplicate-player", f"player {dup!r} appears twice", 422, "players")
-    return MatchState(tuple(Standing(p) for p in players))
+    """A match's first state; player ids normalised (:mod:`.players`)."""
+    try:
+        ids = player_ids(players, "players")
+    except PlayerIdError as exc:
+        raise MatchError(exc.code, str(exc), 422, exc.field) from None
+    return MatchState(tuple(Standing(p) for p in ids))
 
 
 def _ranked_best(standings: Sequence[Standing]) -> list[Standing]:
@@ -210,6 +213,10 @@ def replay(players: Sequence[str], config: MatchConfig,
 def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchState:
     """An eliminated player buys back in at the highest penalty still in the match."""
     _require_open(state)
+    try:
+        player = player_id(player, "player")
+    except PlayerIdError as exc:
+        raise MatchError(exc.code, str(exc), 422, exc.field) from None
     if config.match_end != "elimination" or not config.buy_ins:
         raise MatchError("buy-ins-not-allowed", "this match allows no buy-ins")
     by_player = {s.player: s for s in state.standings}

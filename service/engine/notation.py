@@ -27,11 +27,15 @@ starts a comment; blank lines and indentation are ignored.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .referee import HandRecord, RecordError, parse_record, record_to_data
 
 MEDIA_TYPE = "text/vnd.kaluki.hand"
+MAX_RULESET_CHARS = 4096
+"""A rule set with every parameter overridden fits in a tenth of this."""
+_NUMBER = re.compile(r"[0-9]{1,6}")
 
 
 def _err(line_no: int, message: str) -> RecordError:
@@ -71,7 +75,7 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
         if word == "turn":
             if len(args) == 2:
                 number, player = args
-                if not number.isdigit() or int(number) != len(turns):
+                if not _NUMBER.fullmatch(number) or int(number) != len(turns):
                     raise _err(n, f"turn number {number!r} should be {len(turns)}")
             elif len(args) == 1:
                 player = args[0]
@@ -97,7 +101,7 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
                     raise _err(n, "a meld needs cards")
                 turn["plays"].append({"meld": args})
         elif word in ("build", "release"):
-            if len(args) < 2 or not args[0].isdigit():
+            if len(args) < 2 or not _NUMBER.fullmatch(args[0]):
                 raise _err(n, f"write '{word} MELD-NUMBER CARD...'")
             cards: list[Any] = []
             for a in args[1:]:
@@ -129,9 +133,11 @@ def _header(n: int, word: str, rest: str, args: list[str], data: dict[str, Any],
         raise _err(n, f"{word!r} given twice")
     if word == "ruleset":
         if rest.startswith("{"):
+            if len(rest) > MAX_RULESET_CHARS:
+                raise _err(n, f"the rule set is at most {MAX_RULESET_CHARS:,} characters")
             try:
                 data["ruleset"] = json.loads(rest)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deep
                 raise _err(n, "the rule set is a name or a JSON object") from None
         elif len(args) == 1:
             data["ruleset"] = args[0]

@@ -74,7 +74,6 @@ How a turn is judged, precisely:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -91,6 +90,7 @@ from .cards import (
     parse_card,
     parse_meld_card,
 )
+from .players import PlayerIdError, player_id, player_ids
 from .rules import RuleSet, resolve
 from .scoring import HandScore, score_hand
 from .violations import Code, Violation, register
@@ -266,7 +266,6 @@ class TurnCheck:
 
 # -- parsing ---------------------------------------------------------------------------
 
-_PLAYER_ID = re.compile(r"^[^\s#\"]{1,64}$")
 MAX_TURNS = 2000
 
 
@@ -276,14 +275,23 @@ def _req(data: Mapping[str, Any], key: str, where: str) -> Any:
     return data[key]
 
 
-def _obj(v: Any, where: str, keys: set[str]) -> Mapping[str, Any]:
+def _obj(v: Any, where: str, keys: set[str] | None) -> Mapping[str, Any]:
+    """``v`` as an object with only the fields ``keys`` (any fields: None)."""
     if not isinstance(v, Mapping):
         raise RecordError("invalid-record", f"{where} must be an object", where)
-    extra = set(v) - keys
+    extra = set(v) - keys if keys is not None else ()
     if extra:
         raise RecordError("invalid-record", f"{where}: unknown field {sorted(map(str, extra))[0]!r}",
                           where)
     return v
+
+
+def _ids(v: list[Any], where: str) -> list[str]:
+    """Player ids normalised by the one rule of :mod:`.players`."""
+    try:
+        return player_ids(v, where)
+    except PlayerIdError as exc:
+        raise RecordError(exc.code, str(exc), exc.field) from None
 
 
 def _list(v: Any, where: str, min_len: int = 0, max_len: int = 200) -> list[Any]:
@@ -382,8 +390,12 @@ def parse_turn(t: Any, where: str = "turn", need_card: bool = True,
     """Read one turn (``player`` optional when ``players`` is None)."""
     t = _obj(t, where, {"player", "draw", "plays", "discard", "restock"})
     player = t.get("player", "")
+    if players is not None or player:
+        try:
+            player = player_id(_req(t, "player", where), f"{where}.player")
+        except PlayerIdError as exc:
+            raise RecordError(exc.code, str(exc), exc.field) from None
     if players is not None:
-        player = _req(t, "player", where)
         if player not in players:
             raise RecordError("unknown-player", f"{where}.player: {player!r} is not a player",
                               f"{where}.player")
@@ -405,18 +417,18 @@ def parse_record(data: Mapping[str, Any]) -> HandRecord:
     data = _obj(data, "record", {"ruleset", "players", "deal", "stock", "discard", "turns"})
     spec = _req(data, "ruleset", "")
     rules = resolve(spec)
-    players = _list(_req(data, "players", ""), "players", 1, 16)
-    for i, p in enumerate(players):
-        if not isinstance(p, str) or not _PLAYER_ID.match(p):
-            raise RecordError("invalid-record", "a player id is 1-64 characters without spaces, "
-                              "'#' or '\"'", f"players.{i}")
-    dup = next((p for p in players if players.count(p) > 1), None)
-    if dup is not None:
-        raise RecordError("duplicate-player", f"player {dup!r} appears twice", "players")
+    players = _ids(_list(_req(data, "players", ""), "players", 1, 16), "players")
     if not rules.players_min <= len(players) <= rules.players_max:
         raise RecordError("player-count", f"{rules.name} seats {rules.players_min} to "
                           f"{rules.players_max} players, not {len(players)}", "players")
-    deal_in = _obj(_req(data, "deal", ""), "deal", set(players))
+    deal_in = _obj(_req(data, "deal", ""), "deal", None)
+    if len(deal_in) > len(players):
+        raise RecordError("invalid-record", "deal: more hands than players", "deal")
+    keys = _ids(list(deal_in), "deal")
+    extra = next((k for k in keys if k not in players), None)
+    if extra is not None:
+        raise RecordError("invalid-record", f"deal: {extra!r} is not a player", f"deal.{extra}")
+    deal_in = dict(zip(keys, deal_in.values(), strict=True))
     deal = []
     for p in players:
         if p not in deal_in:
@@ -827,6 +839,17 @@ def adjudicate(record: HandRecord, steps: list[HandState] | None = None) -> Adju
     return Adjudication(True, None, result, g.state())
 
 
+def finished_result(a: Adjudication) -> HandResult:
+    """The result of a legal record that a match ledger may take: a record appended to a
+    match must be legal and finished, so one whose hand is still being played (nobody has
+    gone out) is a :class:`RecordError` ``hand-not-finished``."""
+    if a.result is None:
+        where = f"turns.{a.state.turn - 1}" if a.state.turn else "turns"
+        raise RecordError("hand-not-finished", "the hand is not finished: no player has gone out, "
+                          "and a match takes only finished hands", where)
+    return a.result
+
+
 def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], opened: bool,
                discard_top: Card | None, turn: Turn, laid_before: bool = False) -> TurnCheck:
     """Rule on one complete turn without a record: ``hand`` is the player's hand before
@@ -853,4 +876,4 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
 
 __all__ = ["Adjudication", "BuildPlay", "Draw", "HandRecord", "HandResult", "HandState",
            "MeldPlay", "Play", "RecordError", "ReleasePlay", "Turn", "TurnCheck", "adjudicate",
-           "check_turn", "parse_record", "parse_turn", "record_to_data"]
+           "check_turn", "finished_result", "parse_record", "parse_turn", "record_to_data"]

@@ -86,6 +86,19 @@ class Param:
     minimum: int = 0
     maximum: int = 10_000
 
+    @property
+    def described(self) -> str:
+        """The description with the values the parameter takes (``GET /v1/rulesets/{name}``)."""
+        if self.kind == "int":
+            return f"{self.description}; an integer from {self.minimum:,} to {self.maximum:,}"
+        if self.kind == "bool":
+            return f"{self.description}; true or false"
+        if self.kind == "choice":
+            return f"{self.description}; one of " + ", ".join(self.choices)
+        if self.kind == "joker_value":
+            return f"{self.description}; \"represented\" or an integer from 0 to 100"
+        return f"{self.description}; each an integer from 0 to 100"
+
 
 PARAMS: tuple[Param, ...] = (
     Param("players_min", "int", "fewest players at the table", minimum=2, maximum=8),
@@ -94,12 +107,14 @@ PARAMS: tuple[Param, ...] = (
     Param("jokers", "int", "jokers added to the decks", minimum=0, maximum=8),
     Param("hand_size", "int", "cards dealt to each player", minimum=1, maximum=20),
     Param("set_min", "int", "fewest cards in a set", minimum=2, maximum=8),
-    Param("set_max", "int", "most cards in a set", minimum=2, maximum=8),
+    Param("set_max", "int", "most cards in a set (at most 4 with distinct suits)", minimum=2,
+          maximum=8),
     Param("set_distinct_suits", "bool", "no two cards of one suit in a set (jokers fill missing suits)"),
     Param("set_min_naturals", "int", "natural (non-joker) cards a set needs", minimum=1, maximum=8),
-    Param("run_min_naturals", "int", "natural (non-joker) cards a run needs", minimum=1, maximum=14),
+    Param("run_min_naturals", "int", "natural (non-joker) cards a run needs", minimum=1, maximum=13),
     Param("run_min", "int", "fewest cards in a run", minimum=2, maximum=13),
-    Param("run_max", "int", "most cards in a run", minimum=2, maximum=14),
+    Param("run_max", "int", "most cards in a run (a run never exceeds 13 cards)", minimum=2,
+          maximum=14),
     Param("ace", "choice", "where an ace may stand in a run: high (Q-K-A), low (A-2-3), "
           "high_or_low (either end, never K-A-2) or around (K-A-2 allowed)", ACE_MODES),
     Param("ace_low_value", "int", "an ace's value at the low end of a run (meld points, opening)",
@@ -398,6 +413,9 @@ def resolve(spec: object) -> RuleSet:
             overrides = {}
         if not isinstance(overrides, Mapping):
             raise RuleSetError("\"overrides\" must be an object", field="ruleset.overrides")
+        for key in overrides:  # before any sorting: a body of 10,000 made-up keys stops here
+            if key not in PARAMS_BY_NAME:
+                raise UnknownParameter(str(key))
         return _derive(base, _freeze(overrides))
     raise RuleSetError("a rule set is a catalog name or {\"base\": NAME, \"overrides\": {...}}")
 
@@ -407,19 +425,22 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
     items = []
     for k, v in sorted(overrides.items()):
         if isinstance(v, Mapping):
-            if any(isinstance(x, (Mapping, list)) for x in v.values()):
-                raise InvalidParameter(str(k), "takes plain values, not objects or lists")
-            v = tuple(sorted((ik, type(iv).__name__, iv) for ik, iv in v.items()))
-        elif isinstance(v, list):
+            if not all(_is_scalar(x) for x in v.values()):
+                raise InvalidParameter(str(k), "takes no nested objects or lists")
+            v = tuple(sorted((str(a), type(b).__name__, b) for a, b in v.items()))
+        elif not _is_scalar(v):
             raise InvalidParameter(str(k), "must not be a list")
         items.append((k, type(v).__name__, v))
     return tuple(items)
+
+
+def _is_scalar(v: object) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
 
 
 @lru_cache(maxsize=1024)
 def _derive(base: str, frozen: tuple[tuple[str, str, Any], ...]) -> RuleSet:
     if base not in CATALOG:
         raise UnknownRuleSet(base)
-    overrides = {k: {ik: iv for ik, _, iv in v} if isinstance(v, tuple) else v
-                 for k, _, v in frozen}
+    overrides = {k: {a: b for a, _, b in v} if isinstance(v, tuple) else v for k, _, v in frozen}
     return CATALOG[base].with_overrides(overrides, name=base + ("+custom" if overrides else ""))

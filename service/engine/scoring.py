@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, check_deck
+from .players import player_id
 from .rules import RuleSet
 
 FINISHES = ("out", "special")
@@ -71,8 +72,11 @@ def check_seats(count: int, rules: RuleSet) -> None:
 
 def score_hand(rules: RuleSet, winner: str, finish: str,
                players: Sequence[tuple[str, Sequence[Card]]]) -> HandScore:
-    """Score a finished hand from the cards every player still holds."""
-    ids = [pid for pid, _ in players]
+    """Score a finished hand from the cards every player still holds (ids normalised,
+    :mod:`.players`)."""
+    ids = [player_id(pid, f"players.{i}.id") for i, (pid, _) in enumerate(players)]
+    players = [(pid, cards) for pid, (_, cards) in zip(ids, players, strict=True)]
+    winner = player_id(winner, "winner")
     check_seats(len(ids), rules)
     dup = next((i for i in ids if ids.count(i) > 1), None)
     if dup is not None:

@@ -55,7 +55,10 @@ the most points of a layout that melds every card, or all cards but one.
 Counts up to 15 of one card fit a field, which covers every legal deck (at most
 4 decks and 8 jokers). The work grows with the number of melds the hand can
 form; hands of the sizes the catalog deals (13 or 14 cards) take about a
-millisecond or less.
+millisecond or less. That work is counted (:data:`WORK_BUDGET`): the catalog's
+costliest hands need about an eighth of it, and a search that would spend more
+(overrides with many jokers, 2-card melds and long hands) stops with
+:class:`SearchTooLarge` after some 20-30 ms instead of running for seconds.
 """
 
 from __future__ import annotations
@@ -70,7 +73,30 @@ from .melds import RUN, SET, Meld, rank_of_value, run_card_value, run_points, se
 from .rules import RuleSet
 from .scoring import card_value
 
-__all__ = ["Analysis", "analyze"]
+__all__ = ["WORK_BUDGET", "Analysis", "SearchTooLarge", "analyze"]
+
+WORK_BUDGET = 100_000
+"""Units of search work one analysis may spend (see :class:`SearchTooLarge`)."""
+
+
+class SearchTooLarge(ValueError):
+    """The search these cards need under these rules is larger than the work budget.
+
+    Work is counted, not timed, so the same request is always answered the same
+    way: a unit is one candidate meld considered while listing melds, one
+    remaining-cards vector solved, or one meld tried from it. Every hand the
+    catalog deals stays far below :data:`WORK_BUDGET`; hands that only rule-set
+    overrides make possible (many jokers, 2-card melds, long hands) can exceed
+    it, and are refused instead of costing seconds (SPEC §4).
+    """
+
+    code = "search-too-large"
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        super().__init__(f"analysing these cards under these rules needs more than {budget:,} "
+                         "units of search work (the service's budget per request); use fewer "
+                         "jokers or cards, or longer minimum melds")
 
 _W = 5
 """Bits per card-count field: four for the count, one guard bit above them."""
@@ -110,12 +136,15 @@ _Candidate = tuple[tuple[int, ...], int, int, str, object, int]
 rank (sets) or suit (runs), start value (runs))."""
 
 
-def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Analysis:
+def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
+            budget: int = WORK_BUDGET) -> Analysis:
     """Analyse a hand exactly under ``rules``; ``opened`` says whether the player has
     already made their opening (it decides :attr:`Analysis.can_go_out` and
     :attr:`Analysis.can_special`, nothing else).
 
-    Raises :class:`.cards.ImpossibleCards` when the cards cannot come from one deck.
+    Raises :class:`.cards.ImpossibleCards` when the cards cannot come from one deck,
+    and :class:`SearchTooLarge` when the search would spend more than ``budget``
+    units of work.
     """
     hand = sorted(cards, key=lambda c: c.index)
     check_deck(hand, rules.decks, rules.jokers)
@@ -130,8 +159,9 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
     guards = sum(_GUARD << (_W * i) for i in range(m + 1))
     state0 = sum(counts[t] * unit[i] for i, t in enumerate(types)) + jokers * junit
 
-    found = _candidates(types, counts, jokers, rules)
+    found, spent = _candidates(types, counts, jokers, rules, budget)
     tries = _tries(found, unit, junit, m)
+    left = budget - spent - len(found)
     dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]
     joker_cost = card_value(JOKER, rules) * _K_DEAD
 
@@ -139,9 +169,13 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
 
     def solve(state: int) -> tuple[int, int, int, int, int]:
         """(cost, best points, exact-partition points, one-left-over points, choice)."""
+        nonlocal left
         got = memo.get(state)
         if got is not None:
             return got
+        left -= 1
+        if left < 0:
+            raise SearchTooLarge(budget)
         nat = state & natmask
         j = state >> jshift
         if not nat:
@@ -155,6 +189,9 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
         stack = [tries[p]]
         while stack:
             _, leaves, children = stack.pop()
+            left -= len(leaves) + len(children)
+            if left < 0:
+                raise SearchTooLarge(budget)
             for k, mask, cost, pts, index in leaves:
                 if k > j:
                     break
@@ -250,19 +287,23 @@ def _tries(found: list[_Candidate], unit: list[int], junit: int, m: int) -> list
 # -- the melds a hand can form -------------------------------------------------------------
 
 def _candidates(types: list[int], counts: Counter[int], jokers: int,
-                rules: RuleSet) -> list[_Candidate]:
+                rules: RuleSet, budget: int) -> tuple[list[_Candidate], int]:
     """Every meld these cards can form, once per physical card multiset (the natural
     cards and how many jokers), in the reading worth the most points (a set before a
-    run, then the lower run, on equal points, as :func:`.melds.validate` prefers)."""
+    run, then the lower run, on equal points, as :func:`.melds.validate` prefers);
+    and the work spent listing them (:class:`SearchTooLarge` past ``budget``)."""
     found: dict[tuple[tuple[int, ...], int], _Candidate] = {}
-    _sets(types, counts, jokers, rules, found)
-    for suit in SUITS:
-        _runs(suit, types, jokers, rules, found)
-    return list(found.values())
+    try:
+        spent = _sets(types, counts, jokers, rules, found, budget)
+        for suit in SUITS:
+            spent += _runs(suit, types, jokers, rules, found, budget - spent)
+    except SearchTooLarge:
+        raise SearchTooLarge(budget) from None  # the budget of the whole search, not the part left
+    return list(found.values()), spent
 
 
 def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
-          found: dict[tuple[tuple[int, ...], int], _Candidate]) -> None:
+          found: dict[tuple[tuple[int, ...], int], _Candidate], budget: int) -> int:
     """Sets: naturals of one rank (one of each suit when ``set_distinct_suits``),
     topped up with jokers, ``set_min``..``set_max`` cards, enough naturals."""
     by_rank: dict[int, list[int]] = {}
@@ -270,6 +311,7 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
         by_rank.setdefault(t % 13 + 1, []).append(p)
     least = max(1, rules.set_min_naturals)
     most = rules.effective_set_max
+    work = 0
     for rank, positions in by_rank.items():
         choices: list[tuple[int, ...]] = []
         if rules.set_distinct_suits:
@@ -280,12 +322,20 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
                 chosen = tuple(p for p, k in zip(positions, mult, strict=True) for _ in range(k))
                 if chosen:
                     choices.append(chosen)
+        work += len(choices)
+        if work > budget:
+            raise SearchTooLarge(budget)
         for chosen in choices:
             n = len(chosen)
             if n < least or n > most:
                 continue
-            for k in range(max(0, rules.set_min - n), min(jokers, most - n) + 1):
+            ks = range(max(0, rules.set_min - n), min(jokers, most - n) + 1)
+            work += len(ks)
+            for k in ks:
                 found[chosen, k] = (chosen, k, set_points(rank, n, k, rules), SET, rank, 0)
+        if work > budget:
+            raise SearchTooLarge(budget)
+    return work
 
 
 def _value_line(rules: RuleSet) -> tuple[int, int, int]:
@@ -300,14 +350,15 @@ def _value_line(rules: RuleSet) -> tuple[int, int, int]:
 
 
 def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
-          found: dict[tuple[tuple[int, ...], int], _Candidate]) -> None:
+          found: dict[tuple[tuple[int, ...], int], _Candidate], budget: int) -> int:
     """Runs in ``suit``: a lowest and a highest natural, the naturals between them
     that the run keeps, jokers for every value it does not (held or not), and
     any spare jokers beyond either end, as far as the ace rule allows."""
     lo, hi, top_start = _value_line(rules)
     held = {t % 13 + 1: p for p, t in enumerate(types) if SUITS[t // 13] == suit}
     if not held:
-        return
+        return 0
+    work = 0
     shortest = rules.run_min
     least = max(1, rules.run_min_naturals)
     longest = rules.effective_run_max
@@ -349,6 +400,9 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 if width - holes < least:
                     break
                 for skipped in combinations(inner_held, e):
+                    work += len(inner_held) + 1
+                    if work > budget:
+                        raise SearchTooLarge(budget)
                     if e:
                         kept = [at[v] for v in inner_held if v not in skipped]
                         hole_d = miss_d + sum(pd[v + 1] - pd[v] for v in skipped)
@@ -362,6 +416,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                     # positions follow ranks, so only a run past the king needs sorting
                     naturals = tuple(sorted(kept) if b > 13 else kept)
                     for extra in range(jokers - holes + 1):
+                        work += extra + 1
                         length = width + extra
                         if length > longest:
                             break
@@ -379,7 +434,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                                 best, start = pts, s
                         if best == _NEG:
                             continue
-                        if length >= 2 * shortest and _splits(
+                        if length >= 2 * shortest and (work := work + length) and _splits(
                                 start, length, a, b, skipped, inner_missing, least, shortest,
                                 top_start):
                             continue
@@ -387,6 +442,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                         old = found.get(key)
                         if old is None or best > old[2]:
                             found[key] = (naturals, holes + extra, best, RUN, suit, start)
+    return work
 
 
 def _splits(start: int, length: int, a: int, b: int, skipped: Sequence[int],

@@ -481,6 +481,12 @@ class _FakeReferee:
         return SimpleNamespace(legal=True, violation=None,
                                result=SimpleNamespace(winner=winner, finish="out", score=score))
 
+    @staticmethod
+    def finished_result(adjudication):
+        if adjudication.result is None:
+            raise _FakeReferee.RecordError("hand-not-finished", "not finished", "turns")
+        return adjudication.result
+
 
 def test_record_path_with_referee_interface(client, monkeypatch):
     import sys

@@ -867,7 +867,7 @@ export interface components {
             winner: string;
         };
         RuleSet: {
-            /** @description parameter → one-line description */
+            /** @description parameter → one-line description, with the values it takes (overrides outside them are 422) */
             descriptions: {
                 [key: string]: string;
             };
@@ -960,7 +960,7 @@ export interface components {
              * @enum {string}
              */
             released_joker?: "hand" | "any_meld" | "new_meld";
-            /** @description most cards in a run */
+            /** @description most cards in a run (a run never exceeds 13 cards) */
             run_max?: number;
             /** @description fewest cards in a run */
             run_min?: number;
@@ -973,7 +973,7 @@ export interface components {
             scoring?: "winner_collects" | "bonus_penalty" | "penalty";
             /** @description no two cards of one suit in a set (jokers fill missing suits) */
             set_distinct_suits?: boolean;
-            /** @description most cards in a set */
+            /** @description most cards in a set (at most 4 with distinct suits) */
             set_max?: number;
             /** @description fewest cards in a set */
             set_min?: number;
@@ -1128,7 +1128,7 @@ export interface components {
             /** @description (default: false) */
             opened?: boolean;
             ruleset: components["schemas"]["RuleSetRef"];
-            /** @description the melds on the table, numbered from 0 */
+            /** @description the melds on the table, numbered from 0 (at most 108: every card of the largest deck in melds of two) */
             table?: components["schemas"]["MeldCard"][][];
             turn: components["schemas"]["Turn"];
         };
@@ -4746,44 +4746,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "descriptions": {
-                     *         "ace": "where an ace may stand in a run: high (Q-K-A), low (A-2-3), high_or_low (either end, never K-A-2) or around (K-A-2 allowed)",
-                     *         "ace_low_value": "an ace's value at the low end of a run (meld points, opening)",
-                     *         "build_requires_opening": "a player may build on melds only after their own opening",
-                     *         "buy_in_min_players": "a buy-in needs at least this many players at the table, counting the one buying in (3: never head to head)",
-                     *         "buy_ins": "elimination: an eliminated player may buy back in, re-entering at the highest penalty still in the match",
-                     *         "buy_ins_max": "buy-ins allowed per player in a match",
-                     *         "card_values": "penalty values of cards left in hand: ace, face (T J Q K) and joker; 2-9 count face value",
-                     *         "decks": "standard 52-card decks shuffled together",
-                     *         "discard_pickup": "what a card taken from the discard pile must do: free (nothing), meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new meld that turn)",
-                     *         "elimination_over": "elimination: a player whose penalty exceeds this is out",
-                     *         "final_discard": "whether a player's last card must go to the discard pile (required) or the hand may also end by melding every card (optional)",
-                     *         "goal_points": "goal: points that win the match",
-                     *         "hand_size": "cards dealt to each player",
-                     *         "joker_opening_value": "a joker's value in meld points and the opening: \"represented\" (the card it stands for) or a fixed number",
-                     *         "jokers": "jokers added to the decks",
-                     *         "match_end": "how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out) or hands (after match_hands hands)",
-                     *         "match_hands": "hands: number of hands in the match",
-                     *         "opening_min_points": "points a player's first melds must reach (0: none)",
-                     *         "out_bonus": "bonus_penalty: the winner's points for going out",
-                     *         "players_max": "most players at the table",
-                     *         "players_min": "fewest players at the table",
-                     *         "release_closed_four": "the last missing natural may free the joker of a 4-card set (three naturals and a joker)",
-                     *         "release_requires_opening": "a player may release jokers only after their own opening",
-                     *         "release_run": "how a joker leaves a run: never, or exact (only the card it stands for frees it)",
-                     *         "release_set": "how a joker leaves a set: never, one_missing (one natural of a missing suit frees it) or all_missing (the naturals of every missing suit, laid together)",
-                     *         "released_joker": "where a released joker must go, the same turn: hand (kept), any_meld (into any meld laid or built that turn) or new_meld (into a new meld)",
-                     *         "run_max": "most cards in a run",
-                     *         "run_min": "fewest cards in a run",
-                     *         "run_min_naturals": "natural (non-joker) cards a run needs",
-                     *         "scoring": "end-of-hand scoring: winner_collects, bonus_penalty or penalty (SPEC §6)",
-                     *         "set_distinct_suits": "no two cards of one suit in a set (jokers fill missing suits)",
-                     *         "set_max": "most cards in a set",
-                     *         "set_min": "fewest cards in a set",
-                     *         "set_min_naturals": "natural (non-joker) cards a set needs",
-                     *         "special_bonus": "bonus_penalty: the winner's points for a special win",
-                     *         "special_flat": "winner_collects: points each loser loses after a special win",
-                     *         "special_multiplier": "multiplier on the losers' hand values after a special win",
-                     *         "special_win": "name of the one-turn win: every card laid in the turn of one's first meld"
+                     *         "ace": "where an ace may stand in a run: high (Q-K-A), low (A-2-3), high_or_low (either end, never K-A-2) or around (K-A-2 allowed); one of high, low, high_or_low, around",
+                     *         "ace_low_value": "an ace's value at the low end of a run (meld points, opening); an integer from 0 to 100",
+                     *         "build_requires_opening": "a player may build on melds only after their own opening; true or false",
+                     *         "buy_in_min_players": "a buy-in needs at least this many players at the table, counting the one buying in (3: never head to head); an integer from 2 to 100",
+                     *         "buy_ins": "elimination: an eliminated player may buy back in, re-entering at the highest penalty still in the match; true or false",
+                     *         "buy_ins_max": "buy-ins allowed per player in a match; an integer from 1 to 100",
+                     *         "card_values": "penalty values of cards left in hand: ace, face (T J Q K) and joker; 2-9 count face value; each an integer from 0 to 100",
+                     *         "decks": "standard 52-card decks shuffled together; an integer from 1 to 4",
+                     *         "discard_pickup": "what a card taken from the discard pile must do: free (nothing), meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new meld that turn); one of free, meld_same_turn, new_meld_same_turn",
+                     *         "elimination_over": "elimination: a player whose penalty exceeds this is out; an integer from 1 to 1,000,000",
+                     *         "final_discard": "whether a player's last card must go to the discard pile (required) or the hand may also end by melding every card (optional); one of required, optional",
+                     *         "goal_points": "goal: points that win the match; an integer from 1 to 1,000,000",
+                     *         "hand_size": "cards dealt to each player; an integer from 1 to 20",
+                     *         "joker_opening_value": "a joker's value in meld points and the opening: \"represented\" (the card it stands for) or a fixed number; \"represented\" or an integer from 0 to 100",
+                     *         "jokers": "jokers added to the decks; an integer from 0 to 8",
+                     *         "match_end": "how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out) or hands (after match_hands hands); one of goal, elimination, hands",
+                     *         "match_hands": "hands: number of hands in the match; an integer from 1 to 10,000",
+                     *         "opening_min_points": "points a player's first melds must reach (0: none); an integer from 0 to 1,000",
+                     *         "out_bonus": "bonus_penalty: the winner's points for going out; an integer from 0 to 10,000",
+                     *         "players_max": "most players at the table; an integer from 2 to 8",
+                     *         "players_min": "fewest players at the table; an integer from 2 to 8",
+                     *         "release_closed_four": "the last missing natural may free the joker of a 4-card set (three naturals and a joker); true or false",
+                     *         "release_requires_opening": "a player may release jokers only after their own opening; true or false",
+                     *         "release_run": "how a joker leaves a run: never, or exact (only the card it stands for frees it); one of never, exact",
+                     *         "release_set": "how a joker leaves a set: never, one_missing (one natural of a missing suit frees it) or all_missing (the naturals of every missing suit, laid together); one of never, one_missing, all_missing",
+                     *         "released_joker": "where a released joker must go, the same turn: hand (kept), any_meld (into any meld laid or built that turn) or new_meld (into a new meld); one of hand, any_meld, new_meld",
+                     *         "run_max": "most cards in a run (a run never exceeds 13 cards); an integer from 2 to 14",
+                     *         "run_min": "fewest cards in a run; an integer from 2 to 13",
+                     *         "run_min_naturals": "natural (non-joker) cards a run needs; an integer from 1 to 13",
+                     *         "scoring": "end-of-hand scoring: winner_collects, bonus_penalty or penalty (SPEC §6); one of winner_collects, bonus_penalty, penalty",
+                     *         "set_distinct_suits": "no two cards of one suit in a set (jokers fill missing suits); true or false",
+                     *         "set_max": "most cards in a set (at most 4 with distinct suits); an integer from 2 to 8",
+                     *         "set_min": "fewest cards in a set; an integer from 2 to 8",
+                     *         "set_min_naturals": "natural (non-joker) cards a set needs; an integer from 1 to 8",
+                     *         "special_bonus": "bonus_penalty: the winner's points for a special win; an integer from 0 to 10,000",
+                     *         "special_flat": "winner_collects: points each loser loses after a special win; an integer from 0 to 10,000",
+                     *         "special_multiplier": "multiplier on the losers' hand values after a special win; an integer from 1 to 100",
+                     *         "special_win": "name of the one-turn win: every card laid in the turn of one's first meld; one of kaluki, hunt, kalookie"
                      *       },
                      *       "name": "kaluki-51",
                      *       "parameters": {
