@@ -16,19 +16,39 @@ from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
 workers), GUNICORN_WORKER_CLASS (e.g. gthread with one thread), GUNICORN_TIMEOUT.
 """
 
+import mmap
 import multiprocessing
 import os
+import signal
+import threading
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
-threads = int(os.environ.get("GUNICORN_THREADS", "2"))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or ("gthread" if threads > 1 else "sync")
+# gevent unless asked otherwise: GUNICORN_THREADS alone keeps the older models
+# (1 = sync workers, more = gthread), as the bench's worker-model table sets them
+_threads = os.environ.get("GUNICORN_THREADS")
+threads = int(_threads or "1")
+worker_class = (os.environ.get("GUNICORN_WORKER_CLASS")
+                or ("gevent" if _threads is None else "gthread" if threads > 1 else "sync"))
+_gevent = "gevent" in worker_class
+# connections one gevent worker holds at once (each idle one costs a greenlet and a socket)
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 10
+# gevent: also the time a client has to send a request's line and headers (first request
+# or next one on a kept-alive connection); then the connection is closed unanswered
 keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
 max_requests_jitter = 100 if max_requests else 0
-preload_app = True
+# request line, header count and header size: gunicorn's defaults, stated (a request over
+# them is refused with 400/431 before the app sees it)
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
+# gevent must patch the standard library before anything else imports it: the gevent
+# worker patches right after the fork, so the app is loaded there (in each worker), not
+# preloaded into the unpatched master. Other worker classes keep the preload.
+preload_app = not _gevent
 # SO_REUSEPORT: the kernel spreads new connections over the workers (with keep-alive,
 # one gthread worker could otherwise accept every connection and leave the other idle)
 reuse_port = True
@@ -78,3 +98,42 @@ def child_exit(server, worker):  # noqa: ARG001 - gunicorn hook signature
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# Graceful stop (SIGTERM): readiness turns 503 first, the workers answer every request
+# with "Connection: close" for SHUTDOWN_DRAIN_SECONDS, and only then gunicorn stops its
+# workers (each finishes its in-flight requests within graceful_timeout). The flag is one
+# byte of a file mapped by the master and every worker (service/api/health.py reads it
+# through KALUKI_DRAIN_FILE).
+SHUTDOWN_DRAIN_SECONDS = float(os.environ.get("SHUTDOWN_DRAIN_SECONDS", "5"))
+os.environ.setdefault("KALUKI_DRAIN_FILE",
+                      f"/tmp/kaluki-drain-{os.environ.get('PORT', '8000')}")
+_DRAIN_PATH = os.environ["KALUKI_DRAIN_FILE"]
+with open(_DRAIN_PATH, "wb") as _f:  # a fresh, not-draining flag for every start
+    _f.write(b"\0")
+with open(_DRAIN_PATH, "r+b") as _f:
+    _DRAIN = mmap.mmap(_f.fileno(), 1)
+
+
+def when_ready(server):
+    """Stop on SIGTERM only after the drain period (a second SIGTERM stops at once)."""
+    stop = server.handle_term
+
+    def handle_term():
+        if SHUTDOWN_DRAIN_SECONDS <= 0 or _DRAIN[0]:
+            stop()
+        _DRAIN[0] = 1
+        server.log.info("SIGTERM: draining for %.1f s (readiness 503, connections close)",
+                        SHUTDOWN_DRAIN_SECONDS)
+        timer = threading.Timer(SHUTDOWN_DRAIN_SECONDS, server.signal, (signal.SIGTERM, None))
+        timer.daemon = True
+        timer.start()
+
+    server.handle_term = handle_term
+
+
+def pre_request(worker, req):
+    """While draining, every answer closes its connection (RFC 9112 §9.6)."""
+    if _DRAIN[0]:
+        req.must_close = True
+    worker.log.debug("%s %s", req.method, req.path)

@@ -15,7 +15,20 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from . import ledger
-from .api import hands, health, jokers, matches, melds, metrics, referee, rulesets, violations
+from .api import (
+    hands,
+    health,
+    jokers,
+    matches,
+    melds,
+    metrics,
+    ratelimit,
+    referee,
+    rulesets,
+    security,
+    violations,
+)
+from .api.bodies import BodyGuard
 from .api.common import ProblemSchema
 from .api.jsonio import OrjsonProvider
 from .api.parsing import install_fast_views
@@ -91,9 +104,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     def swagger_assets(filename: str):
         return send_from_directory(assets, filename, max_age=86400)
 
-    CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
-                              "Idempotent-Replayed"])
+    security.install(app)  # nosniff, no-store, CSP; METRICS_TOKEN
+    ratelimit.install(app)  # RATELIMIT_* (service/api/ratelimit.py)
+    CORS(app, origins=security.cors_origins(app.config),
+         expose_headers=["ETag", "Location", "Retry-After", "Link", "Idempotent-Replayed",
+                         "RateLimit", "RateLimit-Policy"])
     _cors_for_browsers_only(app)
+    # bodies are read whole and in time before any view sees them (service/api/bodies.py)
+    app.wsgi_app = BodyGuard(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"],  # type: ignore[method-assign]
+                             float(app.config.get("REQUEST_BODY_TIMEOUT")
+                                   or os.environ.get("REQUEST_BODY_TIMEOUT", 10)))
     if not app.config.get("TESTING_NO_METRICS"):
         metrics.install(app)
     return app
