@@ -55,6 +55,7 @@ Every limited answer carries ``RateLimit-Policy``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import logging
@@ -236,7 +237,19 @@ def install(app: Flask) -> Limiter | None:
         default_limits=[Limit(address_limit), Limit(token_limit, key_function=match_token)],
         headers_enabled=False)  # the IETF fields are written below, not X-RateLimit-*
     limiter.request_filter(exempt)
+    before = len(app.before_request_funcs.get(None, ()))
+    after = len(app.after_request_funcs.get(None, ()))
+    teardown = len(app.teardown_request_funcs.get(None, ()))
     limiter.init_app(app)
+    # endpoints with nothing to count skip Flask-Limiter's hooks altogether: even for an
+    # exempt request they cost ~65 µs in-process (measured on validate), a third of a ruling
+    uncounted = frozenset(e for e in app.view_functions if e in EXEMPT or (
+        not tiers[ENDPOINT_TIERS.get(e, "default")]
+        and (e not in MATCH_WRITES or not tiers["match"])))
+    for funcs, start in ((app.before_request_funcs, before), (app.after_request_funcs, after),
+                         (app.teardown_request_funcs, teardown)):
+        hooks = funcs.setdefault(None, [])
+        hooks[start:] = [_skipping(h, uncounted) for h in hooks[start:]]
     headers_enabled = conf["RATELIMIT_HEADERS_ENABLED"]
 
     @app.errorhandler(RateLimitExceeded)
@@ -249,6 +262,7 @@ def install(app: Flask) -> Limiter | None:
                           "zie Retry-After.").response()
 
     @app.after_request
+    @functools.partial(_skipping, uncounted=uncounted)
     def _ratelimit_headers(response: Response) -> Response:
         current = limiter.current_limit if _limited(limiter) else None
         if current is None:
@@ -269,6 +283,17 @@ def install(app: Flask) -> Limiter | None:
 
     app.extensions["kaluki_limiter"] = limiter
     return limiter
+
+
+def _skipping(hook: Callable[..., Any], uncounted: frozenset[str]) -> Callable[..., Any]:
+    """``hook``, except on the endpoints nothing counts (it then passes its argument on)."""
+    def skipping(*args: Any) -> Any:
+        if request.endpoint in uncounted:
+            return args[0] if args else None
+        return hook(*args)
+
+    skipping.__name__ = getattr(hook, "__name__", "ratelimit_hook")
+    return skipping
 
 
 def _limited(limiter: Limiter) -> bool:

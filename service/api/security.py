@@ -75,9 +75,11 @@ def install(app: Flask) -> None:
     def _security_headers(response: Response) -> Response:
         headers = response.headers
         headers["X-Content-Type-Options"] = NOSNIFF
-        if request.endpoint in TOKEN_ENDPOINTS or "HTTP_AUTHORIZATION" in request.environ:
+        req = request._get_current_object()  # type: ignore[attr-defined]
+        if "HTTP_AUTHORIZATION" in req.environ or req.endpoint in TOKEN_ENDPOINTS:
             headers["Cache-Control"] = "no-store"
-        if response.mimetype == "text/html" and "Content-Security-Policy" not in headers:
+        if (headers.get("Content-Type", "").startswith("text/html")
+                and "Content-Security-Policy" not in headers):
             body = b"" if response.direct_passthrough else response.get_data()
             headers["Content-Security-Policy"] = csp_for(body)
         return response
