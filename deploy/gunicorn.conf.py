@@ -1,19 +1,32 @@
 """Production gunicorn settings (Procfile and `make run` use this file).
 
-Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
-2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
-model": sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
-Flask baseline, pooled over 6 runs with each run's numbers taken relative to
-its median model): gthread 2x2 serves 1.08x the median model's validate rps
-with p99 = 2.6x p50; every sync count serves 0.93-0.99x (sync workers close
-every connection, gthread keeps them alive). gthread 2x4 serves 1.22x but its
-p99 is 4.8x its p50 (four threads share one GIL on CPU-bound work), and 3x2's
-is 4.1x: both fail the p99 <= 3 x p50 target, the first guard of
-bench.run.pick_winner. 2x2 also has the least memory (2 processes, ~95 MiB).
-On the latest quiet run (2026-11-30): 2x2 4,781 validate rps, p50 3.4 ms, p99
-9.3 ms; 2x4 5,382 rps, p99 14.6 ms. Every knob can be overridden
-from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
-workers), GUNICORN_WORKER_CLASS (e.g. gthread with one thread), GUNICORN_TIMEOUT.
+Worker model: gevent, one worker per core (2 on the 2-core bench machine), no
+preload. Chosen for slow clients first (issue 14): a sync or gthread worker gives
+a connection a whole thread as soon as its first bytes arrive, so 4 sockets that
+send 35 bytes of headers and then nothing stopped the gthread 2x2 default from
+answering anyone. A gevent worker gives such a connection a greenlet and closes
+it unanswered after `keepalive` seconds without complete headers; with 32 such
+sockets and 8 trickling a body, /healthz keeps a median of a few ms
+(tests/api/test_slow_clients.py). Polite clients, measured with `make bench`'s
+HTTP section on /v1/melds/validate beside the bare-Flask baseline under the same
+model (7 pairs; 2026-12-01 on a busy shared machine, load 11-18, so only the
+within-model ratios carry over): gevent 2 validate/baseline throughput 0.76
+(pairs 0.45-1.11), CPU ratio 0.80 (335 vs 273 us per request); gthread 2x2 in
+the same hour 0.72 (0.68-1.05), CPU ratio 0.82 (395 vs 320 us). gevent spends
+less CPU per request than gthread (no thread hand-off); its p99 under that load
+was far worse (hundreds of ms: one thread per worker competes for the cores with
+every other process), to be re-measured on a quiet machine (the bench's worker
+table now includes gevent 2 and 3, and bench.run.pick_winner picks among the
+models slow clients cannot starve). CPU-heavy requests block a gevent worker
+for their whole length: the solver's work budget (issue 14 item 2) is what keeps
+that short. Earlier measurements of the thread models (bench/RESULTS.md,
+"Worker model"): gthread 2x2 1.08x the median model's validate rps, p99 2.6x
+p50; sync 0.93-0.99x; gthread 2x4 1.22x with p99 4.8x p50.
+
+Every knob can be overridden from the environment: PORT, WEB_CONCURRENCY,
+GUNICORN_WORKER_CLASS, GUNICORN_THREADS (set: the thread models, 1 = sync,
+more = gthread), GUNICORN_WORKER_CONNECTIONS, GUNICORN_TIMEOUT,
+GUNICORN_MAX_REQUESTS, SHUTDOWN_DRAIN_SECONDS.
 """
 
 import mmap
