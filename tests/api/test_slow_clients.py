@@ -8,6 +8,7 @@ goes to 127.0.0.1 and every test is bounded in time.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import statistics
 import tempfile
@@ -191,3 +192,25 @@ def test_oversized_request_lines_and_headers_are_refused(server):
     assert r.status_code in (400, 414)
     r = requests.get(f"{server.base}/healthz", headers={"X-Big": "b" * 9000}, timeout=5)
     assert r.status_code in (400, 431)
+
+
+def test_the_ledger_and_metrics_work_under_the_default_workers(server):
+    """gevent patches before the app loads: redis-py, the embedded Redis and the
+    prometheus multiprocess files behave as under the thread models."""
+    s = requests.Session()
+    created = s.post(f"{server.base}/v1/matches", timeout=10,
+                     json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+    assert created.status_code == 201, created.text
+    mid, token = created.json()["id"], created.json()["token"]
+    for key in ("h1", "h1", "h2"):  # a retry replays
+        r = s.post(f"{server.base}/v1/matches/{mid}/hands", timeout=10,
+                   headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key},
+                   json={"score": {"winner": "kim", "finish": "out", "players": [
+                       {"id": "kim", "cards": []}, {"id": "lou", "cards": ["Qs"]}]}})
+        assert r.status_code == 201, r.text
+    assert s.get(f"{server.base}/v1/matches/{mid}", timeout=10).json()["hands_played"] == 2
+    time.sleep(1.2)  # the workers flush their tallies once a second
+    text = s.get(f"{server.base}/metrics", timeout=10).text
+    counts = re.findall(r'kaluki_http_request_duration_seconds_count\{method="POST",'
+                        r'route="/v1/matches/<match_id>/hands",status="201"\} (\S+)', text)
+    assert counts and float(counts[0]) == 3.0, counts
