@@ -4,16 +4,14 @@ Every limit counts per client address and per endpoint; the match writes (hand
 appends, buy-ins, deletes) also count per match token. The limits come in tiers,
 each a Flask-Limiter limit string (``;`` between several) from the environment:
 
-=====================  ==================================================  ======================
-variable               endpoints                                           default
-=====================  ==================================================  ======================
-``RATELIMIT_CREATE``   ``POST /v1/matches``, ``POST /v1/matches/import``   ``20/second;600/hour``
-``RATELIMIT_EXPENSIVE`` ``/v1/hands/analyze``, ``/v1/hands/adjudicate``    ``40/second``
-``RATELIMIT_APPEND``   hand appends, buy-ins, deletes (per address)         ``200/second``
-``RATELIMIT_MATCH``    the same, per match token                           ``20/second``
-``RATELIMIT_RULINGS``  validate, opening, build, release, score, turns      ``""`` (none; see below)
-``RATELIMIT_DEFAULT``  every other route (reads, catalog, export)          ``100/second``
-=====================  ==================================================  ======================
+* ``RATELIMIT_CREATE`` (``20/second;600/hour``): ``POST /v1/matches``,
+  ``POST /v1/matches/import``: each match keeps its bytes in Redis for weeks;
+* ``RATELIMIT_EXPENSIVE`` (``40/second``): analyze, adjudicate, a match's export;
+* ``RATELIMIT_APPEND`` (``200/second``): hand appends, buy-ins, deletes, per address;
+* ``RATELIMIT_MATCH`` (``20/second``): the same writes, per match token;
+* ``RATELIMIT_RULINGS`` (empty: not counted; see below): validate, opening, build,
+  release, score, turns/check;
+* ``RATELIMIT_DEFAULT`` (``1000/second``): every other route (reads, the catalog).
 
 ``/healthz``, ``/readyz``, ``/metrics``, ``/docs``, ``/openapi.json`` and
 ``/problems/…`` are never limited. An empty value turns a tier off.
@@ -79,11 +77,11 @@ TIERS: Mapping[str, tuple[str, str]] = {  # tier -> (variable, default)
     "append": ("RATELIMIT_APPEND", "200/second"),
     "match": ("RATELIMIT_MATCH", "20/second"),
     "rulings": ("RATELIMIT_RULINGS", ""),
-    "default": ("RATELIMIT_DEFAULT", "100/second"),
+    "default": ("RATELIMIT_DEFAULT", "1000/second"),
 }
 ENDPOINT_TIERS: Mapping[str, str] = {
     "matches.create": "create", "matches.import_match": "create",
-    "hands.analyze": "expensive", "referee.adjudicate": "expensive",
+    "hands.analyze": "expensive", "referee.adjudicate": "expensive", "matches.export": "expensive",
     "matches.append_hand": "append", "matches.buy_in": "append", "matches.delete": "append",
     "melds.validate_meld": "rulings", "melds.opening": "rulings", "melds.build": "rulings",
     "jokers.release": "rulings", "hands.score": "rulings", "referee.check_turn": "rulings",
