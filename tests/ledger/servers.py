@@ -39,6 +39,7 @@ class Gunicorn:
                "REDIS_URL": redis_url, "LOG_LEVEL": "WARNING", "REDIS_RETRIES": "2",
                # off unless a test turns them on: limits, and the drain before a stop
                "RATELIMIT_ENABLED": "false", "SHUTDOWN_DRAIN_SECONDS": "0",
+               "GUNICORN_RECYCLE_EVERY": "0",  # keep-alive as the client asks, deterministically
                "KALUKI_DRAIN_FILE": f"{tempfile.gettempdir()}/kaluki-drain-{self.port}",
                **(extra_env or {})}
         if threads is None:  # the config's own worker model (gevent)
