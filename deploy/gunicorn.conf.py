@@ -11,8 +11,8 @@ sockets and 8 trickling a body, /healthz keeps a median of a few ms
 HTTP section on /v1/melds/validate beside the bare-Flask baseline under the same
 model (7 pairs; 2026-12-01 on a busy shared machine, load 11-23, so only the
 within-model ratios carry over; docs/bench.md): gevent 2 validate/baseline
-throughput 0.76 and 0.79 in two runs (single pairs 0.45-2.10), CPU ratio 0.80
-and 0.82 (334 vs 279 us per request); gthread 2x2 in the same hour 0.72
+throughput 0.76, 0.79 and (with the connection recycling below) 0.82 in three
+runs (single pairs 0.44-2.10), CPU ratio 0.80-0.82 (338 vs 284 us per request); gthread 2x2 in the same hour 0.72
 (0.68-1.05), CPU ratio 0.82 (395 vs 320 us). Both under the 0.80 throughput
 target there, where the committed quiet run had gthread 2x2 at 0.85: re-run on
 a quiet machine before trusting either. gevent spends
