@@ -52,6 +52,11 @@ class Server:
         self.env.update({"HOST": "127.0.0.1", "PORT": str(self.port),
                          "LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "warning")})
         self.env.pop("ACCESS_LOG", None)
+        # the bench measures requests, not limits or the stop: off unless the caller's env
+        # sets them (BENCH_RATELIMIT=1 keeps the limits on, to measure what they cost)
+        if not os.environ.get("BENCH_RATELIMIT"):
+            self.env["RATELIMIT_ENABLED"] = "false"
+        self.env.setdefault("SHUTDOWN_DRAIN_SECONDS", "0")
         # Never write bench matches into a real store: a throw-away embedded Redis
         # (its data dir is removed on exit) unless BENCH_REDIS_URL names a server.
         self.data_dir = tempfile.mkdtemp(prefix="kaluki-bench-")

@@ -1,28 +1,48 @@
 """Production gunicorn settings (Procfile and `make run` use this file).
 
-Worker model: gthread, one worker per core with 2 threads each (2 x 2 on the
-2-core bench machine). Measured with `make bench` (bench/RESULTS.md, "Worker
-model": sync 2/3/4/5 and gthread 2x4, 2x2, 3x2 on /v1/melds/validate and a bare
-Flask baseline, pooled over 6 runs with each run's numbers taken relative to
-its median model): gthread 2x2 serves 1.08x the median model's validate rps
-with p99 = 2.6x p50; every sync count serves 0.93-0.99x (sync workers close
-every connection, gthread keeps them alive). gthread 2x4 serves 1.22x but its
-p99 is 4.8x its p50 (four threads share one GIL on CPU-bound work), and 3x2's
-is 4.1x: both fail the p99 <= 3 x p50 target, the first guard of
-bench.run.pick_winner. 2x2 also has the least memory (2 processes, ~95 MiB).
-On the latest quiet run (2026-11-30): 2x2 4,781 validate rps, p50 3.4 ms, p99
-9.3 ms; 2x4 5,382 rps, p99 14.6 ms. Every knob can be overridden
-from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
-workers), GUNICORN_WORKER_CLASS (e.g. gthread with one thread), GUNICORN_TIMEOUT.
+Worker model: gevent, one worker per core (2 on the 2-core bench machine), no
+preload. Chosen for slow clients first (issue 14): a sync or gthread worker gives
+a connection a whole thread as soon as its first bytes arrive, so 4 sockets that
+send 35 bytes of headers and then nothing stopped the gthread 2x2 default from
+answering anyone. A gevent worker gives such a connection a greenlet and closes
+it unanswered after `keepalive` seconds without complete headers; with 32 such
+sockets and 8 trickling a body, /healthz keeps a median of a few ms
+(tests/api/test_slow_clients.py). Polite clients, measured with `make bench`'s
+HTTP section on /v1/melds/validate beside the bare-Flask baseline under the same
+model (7 pairs; 2026-12-01 on a busy shared machine, load 11-23, so only the
+within-model ratios carry over; docs/bench.md): gevent 2 validate/baseline
+throughput 0.76, 0.79 and (with the connection recycling below) 0.82 in three
+runs (single pairs 0.44-2.10), CPU ratio 0.80-0.82 (338 vs 284 us per request); gthread 2x2 in the same hour 0.72
+(0.68-1.05), CPU ratio 0.82 (395 vs 320 us). Both under the 0.80 throughput
+target there, where the committed quiet run had gthread 2x2 at 0.85: re-run on
+a quiet machine before trusting either. gevent spends
+less CPU per request than gthread (no thread hand-off); its p99 under that load
+was far worse (hundreds of ms: one thread per worker competes for the cores with
+every other process), to be re-measured on a quiet machine (the bench's worker
+table now includes gevent 2 and 3, and bench.run.pick_winner picks among the
+models slow clients cannot starve). CPU-heavy requests block a gevent worker
+for their whole length: the solver's work budget (issue 14 item 2) is what keeps
+that short. Earlier measurements of the thread models (bench/RESULTS.md,
+"Worker model"): gthread 2x2 1.08x the median model's validate rps, p99 2.6x
+p50; sync 0.93-0.99x; gthread 2x4 1.22x with p99 4.8x p50.
+
+Every knob can be overridden from the environment: PORT, WEB_CONCURRENCY,
+GUNICORN_WORKER_CLASS, GUNICORN_THREADS (set: the thread models, 1 = sync,
+more = gthread), GUNICORN_WORKER_CONNECTIONS, GUNICORN_TIMEOUT,
+GUNICORN_MAX_REQUESTS, SHUTDOWN_DRAIN_SECONDS.
 
 Logs (service/logs.py): JSON lines for gunicorn and the app alike (LOG_FORMAT=text
 for people), every line of a request with its request_id; the access log is on
 (stdout; ACCESS_LOG=off disables it, ACCESS_LOG=<path> writes it to a file).
 """
 
+import mmap
 import multiprocessing
 import os
+import random
+import signal
 import sys
+import threading
 
 # the logging classes below live in the service package: make it importable from here
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -30,14 +50,31 @@ from service.logs import dict_config  # noqa: E402
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
-threads = int(os.environ.get("GUNICORN_THREADS", "2"))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or ("gthread" if threads > 1 else "sync")
+# gevent unless asked otherwise: GUNICORN_THREADS alone keeps the older models
+# (1 = sync workers, more = gthread), as the bench's worker-model table sets them
+_threads = os.environ.get("GUNICORN_THREADS")
+threads = int(_threads or "1")
+worker_class = (os.environ.get("GUNICORN_WORKER_CLASS")
+                or ("gevent" if _threads is None else "gthread" if threads > 1 else "sync"))
+_gevent = "gevent" in worker_class
+# connections one gevent worker holds at once (each idle one costs a greenlet and a socket)
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 10
+# gevent: also the time a client has to send a request's line and headers (first request
+# or next one on a kept-alive connection); then the connection is closed unanswered
 keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
 max_requests_jitter = 100 if max_requests else 0
-preload_app = True
+# request line, header count and header size: gunicorn's defaults, stated (a request over
+# them is refused with 400/431 before the app sees it)
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
+# gevent must patch the standard library before anything else imports it: the gevent
+# worker patches right after the fork, so the app is loaded there (in each worker), not
+# preloaded into the unpatched master. Other worker classes keep the preload.
+preload_app = not _gevent
 # SO_REUSEPORT: the kernel spreads new connections over the workers (with keep-alive,
 # one gthread worker could otherwise accept every connection and leave the other idle)
 reuse_port = True
@@ -91,3 +128,53 @@ def child_exit(server, worker):  # noqa: ARG001 - gunicorn hook signature
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# Graceful stop (SIGTERM): readiness turns 503 first, the workers answer every request
+# with "Connection: close" for SHUTDOWN_DRAIN_SECONDS, and only then gunicorn stops its
+# workers (each finishes its in-flight requests within graceful_timeout). The flag is one
+# byte of a file mapped by the master and every worker (service/api/health.py reads it
+# through KALUKI_DRAIN_FILE).
+SHUTDOWN_DRAIN_SECONDS = float(os.environ.get("SHUTDOWN_DRAIN_SECONDS", "5"))
+os.environ.setdefault("KALUKI_DRAIN_FILE",
+                      f"/tmp/kaluki-drain-{os.environ.get('PORT', '8000')}")
+_DRAIN_PATH = os.environ["KALUKI_DRAIN_FILE"]
+# a fresh, not-draining flag for every start (written in place, never truncated: a
+# mapping of a truncated file faults; O_NOFOLLOW: never through a planted symlink)
+_fd = os.open(_DRAIN_PATH, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+os.pwrite(_fd, b"\0", 0)
+_DRAIN = mmap.mmap(_fd, 1)
+os.close(_fd)
+
+
+def when_ready(server):
+    """Stop on SIGTERM only after the drain period (a second SIGTERM stops at once)."""
+    stop = server.handle_term
+
+    def handle_term():
+        if SHUTDOWN_DRAIN_SECONDS <= 0 or _DRAIN[0]:
+            stop()
+        _DRAIN[0] = 1
+        server.log.info("SIGTERM: draining for %.1f s (readiness 503, connections close)",
+                        SHUTDOWN_DRAIN_SECONDS)
+        timer = threading.Timer(SHUTDOWN_DRAIN_SECONDS, server.signal, (signal.SIGTERM, None))
+        timer.daemon = True
+        timer.start()
+
+    server.handle_term = handle_term
+
+
+# gevent: about one answer in GUNICORN_RECYCLE_EVERY closes its kept-alive connection.
+# A few long-lived connections opened together (a load balancer's pool, a game server's)
+# otherwise stay where they landed, often most of them on one worker while the other
+# idles (measured: 3.6 vs 1.2 CPU-seconds in 5 s); the client's reconnect lands on
+# whichever worker is idle, so the load evens out. 0 turns it off.
+_RECYCLE_EVERY = float(os.environ.get("GUNICORN_RECYCLE_EVERY") or 100)
+_RECYCLE = 1.0 / _RECYCLE_EVERY if _gevent and _RECYCLE_EVERY > 0 else 0.0
+
+
+def pre_request(worker, req):
+    """While draining, every answer closes its connection (RFC 9112 §9.6)."""
+    if _DRAIN[0] or (_RECYCLE and random.random() < _RECYCLE):
+        req.must_close = True
+    worker.log.debug("%s %s", req.method, req.path)

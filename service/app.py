@@ -23,11 +23,14 @@ from .api import (
     matches,
     melds,
     metrics,
+    ratelimit,
     referee,
     requestid,
     rulesets,
+    security,
     violations,
 )
+from .api.bodies import BodyGuard
 from .api.common import ProblemSchema
 from .api.console import bp as console_bp
 from .api.jsonio import OrjsonProvider
@@ -106,9 +109,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     docs.install(app)  # /docs: Swagger UI 5 from a package, under a strict CSP
 
-    CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
-                              "Idempotent-Replayed", requestid.HEADER])
+    security.install(app)  # nosniff, no-store, CSP; METRICS_TOKEN
+    ratelimit.install(app)  # RATELIMIT_* (service/api/ratelimit.py)
+    CORS(app, origins=security.cors_origins(app.config),
+         expose_headers=["ETag", "Location", "Retry-After", "Link", "Idempotent-Replayed",
+                         "RateLimit", "RateLimit-Policy", requestid.HEADER])
     _cors_for_browsers_only(app)
+    # bodies are read whole and in time before any view sees them (service/api/bodies.py)
+    app.wsgi_app = BodyGuard(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"],  # type: ignore[method-assign]
+                             float(app.config.get("REQUEST_BODY_TIMEOUT")
+                                   or os.environ.get("REQUEST_BODY_TIMEOUT", 10)))
     if not app.config.get("TESTING_NO_METRICS"):
         metrics.install(app)
     requestid.install(app)  # outermost: every answer gets X-Request-ID, every log line its id

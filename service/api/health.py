@@ -1,6 +1,18 @@
-"""Liveness and readiness probes (SPEC §8)."""
+"""Liveness and readiness probes (SPEC §8).
+
+``/readyz`` tells anonymous callers only ``status`` and a ``reason``: the check's
+own words without parenthesised asides and with every path, URL and address
+scrubbed (``…``), so no file paths or Redis addresses. The full detail goes
+to the log, once each time it changes. While the server drains before a stop
+(SIGTERM; deploy/gunicorn.conf.py), ``/readyz`` answers 503 ``draining``.
+"""
 
 from __future__ import annotations
+
+import logging
+import mmap
+import os
+import re
 
 from flask import current_app
 
@@ -8,6 +20,35 @@ from .jsonio import dumps, json_response
 from .parsing import Blueprint
 
 blp = Blueprint("health", __name__, description="Probes for orchestrators.")
+log = logging.getLogger(__name__)
+
+_SCRUB = re.compile(r"[a-z+]+://\S*|(?<![\w.])/[^\s,;)]+|\[[0-9a-f:.]+\](?::\d+)?|"
+                    r"[\w.-]+:\d+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[0-9a-f]*:[0-9a-f:]*:[0-9a-f]*\b",
+                    re.I)
+_PARENS = re.compile(r"\s*\([^()]*\)")
+_drain: mmap.mmap | None | bool = None
+_last_detail: dict[str, str] = {}
+
+
+def draining() -> bool:
+    """Whether the server stops soon (the flag gunicorn's master sets on SIGTERM)."""
+    global _drain
+    if _drain is None:
+        _drain = False
+        path = os.environ.get("KALUKI_DRAIN_FILE")
+        if path:
+            try:
+                with open(path, "rb") as f:
+                    _drain = mmap.mmap(f.fileno(), 1, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                log.warning("KALUKI_DRAIN_FILE %s cannot be mapped: no drain signal", path)
+    return bool(_drain and _drain[0])
+
+
+def public_reason(detail: str) -> str:
+    """What an anonymous caller may read of a readiness detail."""
+    text = _SCRUB.sub("…", _PARENS.sub("", detail)).strip()
+    return text[:200] or "unavailable"
 
 
 @blp.route("/healthz")
@@ -19,9 +60,16 @@ def healthz():
 @blp.route("/readyz")
 def readyz():
     """Ready to serve: the ledger store (Redis) answers."""
-    check = current_app.extensions.get("kaluki_ready")
-    ok, detail = check() if check else (True, "no ledger store configured")
-    body = {"status": "ok" if ok else "unavailable", "redis": detail}
+    if draining():
+        ok, body = False, {"status": "draining", "reason": "the server is stopping"}
+    else:
+        check = current_app.extensions.get("kaluki_ready")
+        ok, detail = check() if check else (True, "no ledger store configured")
+        if _last_detail.get("detail") != detail and (not ok or "detail" in _last_detail):
+            (log.info if ok else log.warning)("readiness: %s", detail)
+        _last_detail["detail"] = detail
+        body = {"status": "ok"} if ok else {"status": "unavailable",
+                                            "reason": public_reason(detail)}
     resp = current_app.response_class(dumps(body), status=200 if ok else 503,
                                       mimetype="application/json")
     if not ok:

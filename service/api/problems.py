@@ -87,6 +87,10 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "buy-ins-closed": ("Buy-ins closed", "Terugkopen gesloten"),
     "buy-ins-exhausted": ("No buy-ins left", "Geen terugkoop meer over"),
     "player-not-eliminated": ("Player not eliminated", "Speler niet uitgeschakeld"),
+    # hostile clients (SPEC §4, §8)
+    "body-incomplete": ("Request body incomplete", "Inhoud van het verzoek onvolledig"),
+    "request-timeout": ("Request timeout", "Verzoek duurde te lang"),
+    "rate-limited": ("Too many requests", "Te veel verzoeken"),
     "internal-error": ("Internal error", "Interne fout"),
     "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),
 }
@@ -177,6 +181,7 @@ class Problem(Exception):
         if hook is not None:
             hook(self.code, self.status)
         resp = Response(dumps(body), status=self.status, mimetype=PROBLEM_MEDIA_TYPE)
+        resp.headers["X-Content-Type-Options"] = "nosniff"  # also outside Flask's hooks
         for k, v in self.headers.items():
             resp.headers[k] = v
         resp.headers["Content-Language"] = language()
@@ -201,8 +206,9 @@ def from_engine(exc: ValueError, field: str) -> Problem:
 
 
 _HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed",
-               406: "not-acceptable", 413: "payload-too-large", 415: "unsupported-media-type",
-               422: "validation-error", 503: "service-unavailable"}
+               406: "not-acceptable", 408: "request-timeout", 413: "payload-too-large",
+               415: "unsupported-media-type", 422: "validation-error", 429: "rate-limited",
+               503: "service-unavailable"}
 
 
 def _http_problem(exc: HTTPException) -> Problem:

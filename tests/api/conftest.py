@@ -8,7 +8,7 @@ from service.app import create_app
 
 @pytest.fixture(scope="session")
 def app():
-    return create_app({"TESTING": True, "TESTING_NO_METRICS": True})
+    return create_app({"TESTING": True, "TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False})
 
 
 @pytest.fixture()

@@ -30,17 +30,24 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, redis_url: str | None, workers: int = 2, threads: int = 4,
+    def __init__(self, redis_url: str | None, workers: int = 2, threads: int | None = 4,
                  extra_env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
-               "WEB_CONCURRENCY": str(workers), "GUNICORN_THREADS": str(threads),
+               "WEB_CONCURRENCY": str(workers), "GUNICORN_THREADS": str(threads or 1),
                "REDIS_URL": redis_url, "LOG_LEVEL": "WARNING", "REDIS_RETRIES": "2",
+               # off unless a test turns them on: limits, and the drain before a stop
+               "RATELIMIT_ENABLED": "false", "SHUTDOWN_DRAIN_SECONDS": "0",
+               "GUNICORN_RECYCLE_EVERY": "0",  # keep-alive as the client asks, deterministically
+               "KALUKI_DRAIN_FILE": f"{tempfile.gettempdir()}/kaluki-drain-{self.port}",
                **(extra_env or {})}
+        if threads is None:  # the config's own worker model (gevent)
+            env.pop("GUNICORN_THREADS")
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         if redis_url is None:  # the embedded Redis (KALUKI_DATA_DIR in extra_env)
             env.pop("REDIS_URL")
+        self.drain_file = env["KALUKI_DRAIN_FILE"]
         self.log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
         args = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")]
         if _has_setting("control_socket"):  # gunicorn >= 25: one control socket per instance
@@ -71,7 +78,7 @@ class Gunicorn:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
-        for path in (self.log.name, f"{self.log.name}.ctl"):
+        for path in (self.log.name, f"{self.log.name}.ctl", self.drain_file):
             with contextlib.suppress(OSError):
                 os.unlink(path)
 
