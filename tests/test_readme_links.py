@@ -10,12 +10,13 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 CODE = re.compile(r"`([^`\s]+)`")
 PATHLIKE = re.compile(r"^[\w.-]+(/[\w.…-]*)+$|^[\w-]+\.(py|md|json|toml|txt)$")
+RATE = re.compile(r"^\d+/(second|minute|hour|day)(;\d+/(second|minute|hour|day))*$")  # a limit
 
 
 def named_paths() -> set[str]:
     links = {m.group(1) for m in LINK.finditer(README) if "://" not in m.group(1)}
     code = {m.group(1).rstrip(",.") for m in CODE.finditer(README)}
-    files = {c for c in code if PATHLIKE.match(c) and "…" not in c
+    files = {c for c in code if PATHLIKE.match(c) and not RATE.match(c) and "…" not in c
              and not c.startswith(("/", "localhost", "application/", "text/"))}
     return links | files
 

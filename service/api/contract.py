@@ -142,10 +142,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                   ref("MatchHandRecord")]},
     "Health": {"type": "object", "required": ["status"],
                "properties": {"status": {"type": "string", "enum": ["ok"]}}},
-    "Readiness": {"type": "object", "required": ["status", "redis"],
-                  "properties": {"status": {"type": "string", "enum": ["ok", "unavailable"]},
-                                 "redis": {"type": "string",
-                                           "description": "what the check of Redis found"}},
+    "Readiness": {"type": "object", "required": ["status"],
+                  "properties": {"status": {"type": "string",
+                                            "enum": ["ok", "unavailable", "draining"]},
+                                 "reason": {"type": "string", "description": (
+                                     "why not ready, with no paths or addresses (the "
+                                     "detail is in the service's log)")}},
                   "additionalProperties": True},
     "ProblemType": {
         "type": "object", "required": ["type", "code", "title", "kind", "description"],
@@ -481,11 +483,13 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
                                          "example": {"status": "ok"}}}}}
     paths["/readyz"]["get"]["responses"] = {
         "200": {"description": "Redis answers.", "content": {"application/json": {
-            "schema": ref("Readiness"), "example": {"status": "ok", "redis": "ok"}}}},
-        "503": {"description": "Redis does not answer (retry after `Retry-After`).",
+            "schema": ref("Readiness"), "example": {"status": "ok"}}}},
+        "503": {"description": "Not ready: Redis does not answer, could lose acknowledged "
+                               "hands, or the server is draining before a stop (retry after "
+                               "`Retry-After`).",
                 "headers": {"Retry-After": _HEADERS["Retry-After"]},
                 "content": {"application/json": {"schema": ref("Readiness"), "example": {
-                    "status": "unavailable", "redis": "Error 111 connecting to 127.0.0.1:6379"}}}}}
+                    "status": "unavailable", "reason": "Error 111 connecting to …. Connection refused."}}}}}
     adjudicate = paths["/v1/hands/adjudicate"]["post"]["requestBody"]["content"]
     adjudicate["application/json"]["schema"] = ref("HandRecord")
     adjudicate[NOTATION_MEDIA_TYPE]["schema"] = {

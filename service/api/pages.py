@@ -133,6 +133,17 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                              "Een ronde die aan een partij wordt toegevoegd moet geldig en "
                              "uitgespeeld zijn: een speler moet uit zijn. Voeg de ronde toe als "
                              "ze voorbij is, of stuur de score."),
+    "body-incomplete": Doc("The body ended before its Content-Length: the connection closed or "
+                           "stalled mid-body. Nothing was ruled on or written; send the whole "
+                           "body again.",
+                           "De inhoud hield op voor de opgegeven Content-Length: de verbinding "
+                           "viel weg of stokte. Er is niets beoordeeld of opgeslagen; stuur de "
+                           "hele inhoud opnieuw."),
+    "request-timeout": Doc("The body arrived too slowly (REQUEST_BODY_TIMEOUT, 10 s by default). "
+                           "Nothing was ruled on or written; send it again in one go.",
+                           "De inhoud kwam te traag binnen (REQUEST_BODY_TIMEOUT, standaard "
+                           "10 s). Er is niets beoordeeld of opgeslagen; stuur hem opnieuw in "
+                           "één keer."),
     "duplicate-player": Doc("A player appears twice. Give each player a distinct id.",
                             "Een speler komt twee keer voor. Geef elke speler een eigen id.",
                             "POST /v1/matches\n" + '{"ruleset": "kaluki-51", '

@@ -88,7 +88,8 @@ ENDPOINT_TIERS: Mapping[str, str] = {
 }
 MATCH_WRITES = frozenset(("matches.append_hand", "matches.buy_in", "matches.delete"))
 EXEMPT = frozenset(("health.healthz", "health.readyz", "metrics", "api-docs.openapi_json",
-                    "api-docs.openapi_swagger_ui", "swagger_assets", "problem_type", "static"))
+                    "docs", "docs_init", "docs_assets", "problem_type", "problems_css",
+                    "console.page", "console.asset", "static"))
 
 # Flask-Limiter settings read from the environment, with this service's defaults
 _BOOLEANS = {"RATELIMIT_ENABLED": True, "RATELIMIT_SWALLOW_ERRORS": True,

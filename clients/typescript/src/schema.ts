@@ -822,10 +822,10 @@ export interface components {
             type: string;
         };
         Readiness: {
-            /** @description what the check of Redis found */
-            redis: string;
+            /** @description why not ready, with no paths or addresses (the detail is in the service's log) */
+            reason?: string;
             /** @enum {string} */
-            status: "ok" | "unavailable";
+            status: "ok" | "unavailable" | "draining";
         } & {
             [key: string]: unknown;
         };
@@ -1307,7 +1307,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -1334,14 +1334,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "redis": "ok (embedded redis in /tmp/tmpl5lzt6v0, 0.9 ms)",
                      *       "status": "ok"
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Redis does not answer (retry after `Retry-After`). */
+            /** @description Not ready: Redis does not answer, could lose acknowledged hands, or the server is draining before a stop (retry after `Retry-After`). */
             503: {
                 headers: {
                     /** @description seconds to wait before retrying */
@@ -1351,7 +1350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "redis": "Error 111 connecting to 127.0.0.1:6379",
+                     *       "reason": "Error 111 connecting to …. Connection refused.",
                      *       "status": "unavailable"
                      *     }
                      */
@@ -1666,7 +1665,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -1867,7 +1866,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -2040,7 +2039,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -2197,7 +2196,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -2377,7 +2376,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -2705,7 +2704,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -2843,7 +2842,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -2982,7 +2981,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -3289,7 +3288,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -3499,7 +3498,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -3655,7 +3654,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -3981,7 +3980,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -4111,7 +4110,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -4294,7 +4293,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -4473,7 +4472,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -4628,7 +4627,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -4715,7 +4714,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -4871,7 +4870,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -5078,7 +5077,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
@@ -5516,7 +5515,7 @@ export interface operations {
                      *       "code": "rate-limited",
                      *       "detail": "Over the rate limit.",
                      *       "status": 429,
-                     *       "title": "Rate limited",
+                     *       "title": "Too many requests",
                      *       "type": "/problems/rate-limited"
                      *     }
                      */
