@@ -7,7 +7,8 @@ Redis Cluster keeps them on one slot and the scripts may touch them together):
   (JSON standings), ``version`` (entries so far), ``head`` (last hash),
   ``token`` (SHA-256 of the write token)
 * ``kaluki:{match:<id>}:hands``  list: the entries, canonical JSON with ``hash``
-* ``kaluki:{match:<id>}:idem``   hash: Idempotency-Key → ``<fingerprint>\\n<201 body>``
+* ``kaluki:{match:<id>}:idem``   hash: Idempotency-Key → ``<fingerprint>:<seq>`` (the
+  request's fingerprint and the entry it appended; the answer is rebuilt from the entry)
 
 Every write is one script run (EVALSHA; redis-py reloads it on NOSCRIPT), so
 Redis applies all of it or none of it; every write refreshes the TTL of all
@@ -28,6 +29,8 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
+
+from .errors import LedgerError
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,7 @@ return {'ok'}
 
 # KEYS: main, hands, idem.
 # ARGV: idem_key, fingerprint, expected_version, expected_head, entry, new_head, state,
-#       response, ttl_ms
+#       ttl_ms
 # The entry and new state are computed by the engine from (expected_version,
 # expected_head); the script applies them only if that is still the match's state
 # (compare-and-set), and only once per Idempotency-Key.
@@ -67,15 +70,17 @@ local version = tonumber(cur[1]) + 1
 redis.call('RPUSH', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[6], 'state', ARGV[7])
 if ARGV[1] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. '\\n' .. ARGV[8])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
 end
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[8]) end
 return {'ok', tostring(version)}
 """
 
 
-class LedgerUnavailable(Exception):
+class LedgerUnavailable(LedgerError):
     """Redis cannot be reached (a 503 with Retry-After)."""
+
+    code = "ledger-unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,12 +170,11 @@ class LedgerStore:
                       token, res[1] if idem_key else None)
 
     def append(self, match_id: str, *, idem_key: str, fingerprint: str, expected_version: int,
-               expected_head: str, entry: str, new_head: str, state: dict[str, Any],
-               response: str) -> AppendResult:
+               expected_head: str, entry: str, new_head: str, state: dict[str, Any]
+               ) -> AppendResult:
         res = self._call(self._append, keys=list(keys(match_id)),
                          args=[idem_key or "", fingerprint, str(expected_version), expected_head,
-                               entry, new_head, orjson.dumps(state).decode(), response,
-                               self.ttl_ms])
+                               entry, new_head, orjson.dumps(state).decode(), self.ttl_ms])
         return AppendResult(res[0], res[1] if len(res) > 1 else None)
 
     def entries(self, match_id: str, start: int = 0, stop: int = -1) -> list[str]:

@@ -399,60 +399,33 @@ def test_redis_down_is_503_and_stateless_endpoints_work():
     assert c.get("/healthz").status_code == 200
 
 
-# -- the record path, against a stand-in with the referee's interface -----------------
+# -- the record path, through the referee ------------------------------------------------
 
-class _FakeReferee:
-    """parse_record / adjudicate / RecordError as service.engine.referee will offer them."""
-
-    class RecordError(ValueError):
-        def __init__(self, code, message, field=None):
-            super().__init__(message)
-            self.code, self.field = code, field
-
-    @staticmethod
-    def parse_record(data):
-        if "players" not in data:
-            raise _FakeReferee.RecordError("invalid-record", "players missing", "players")
-        return data
-
-    @staticmethod
-    def adjudicate(record):
-        from types import SimpleNamespace
-
-        from service.engine.cards import parse_cards
-        from service.engine.rules import resolve
-        from service.engine.scoring import score_hand
-        from service.engine.violations import Violation
-
-        left = record["left"]  # the stand-in's shortcut: cards held at the end
-        if record.get("cheat"):
-            return SimpleNamespace(legal=False, result=None,
-                                   violation=Violation("run-too-short", {"min": 3, "count": 2}))
-        winner = next(p for p in record["players"] if not left[p])
-        score = score_hand(resolve(record["ruleset"]), winner, "out",
-                           [(p, parse_cards(left[p])) for p in record["players"]])
-        return SimpleNamespace(legal=True, violation=None,
-                               result=SimpleNamespace(winner=winner, finish="out", score=score))
+HUNT_DEAL = {"ann": ["4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2c", "3c"],
+             "bob": ["2d", "5d", "8d", "Jd", "3s", "6s", "9s", "Qs", "4c", "7c", "Tc", "Kc", "JK"]}
+HUNT_RECORD = {"players": ["ann", "bob"], "deal": HUNT_DEAL,
+               "turns": [{"player": "ann", "draw": {"from": "stock", "card": "4c"},
+                          "plays": [{"meld": ["4h", "5h", "6h", "7h", "8h", "9h", "Th"]},
+                                    {"meld": ["Jh", "Qh", "Kh"]},
+                                    {"meld": ["2c", "3c", "4c"]}], "discard": "Ah"}]}
 
 
-def test_record_path_with_referee_interface(client, monkeypatch):
-    import sys
-
-    monkeypatch.setitem(sys.modules, "service.engine.referee", _FakeReferee)
-    mid, token, _ = create(client)
-    rec = {"players": ["kim", "lou"], "left": {"kim": [], "lou": ["Qs", "4d"]}}
-    r = append(client, mid, token, {"record": rec})
+def test_record_path_errors_and_reimport(client):
+    mid, token, _ = create(client, players=("ann", "bob"))
+    r = append(client, mid, token, {"record": HUNT_RECORD})
     assert r.status_code == 201, r.get_json()
-    assert r.get_json()["scores"][1]["penalty"] == 14
     e = client.get(f"/v1/matches/{mid}/hands/0").get_json()
-    assert e["source"] == "record" and e["input"] == rec and e["winner"] == "kim"
-    r = append(client, mid, token, {"record": {**rec, "cheat": True}})
+    assert e["source"] == "record" and e["input"] == HUNT_RECORD and e["winner"] == "ann"
+    cheat = json.loads(json.dumps(HUNT_RECORD))
+    cheat["turns"][0]["plays"][2]["meld"] = ["2c", "3c"]
+    cheat["turns"][0]["discard"] = "4c"
+    r = append(client, mid, token, {"record": cheat})
     assert r.status_code == 422 and r.get_json()["code"] == "illegal-record"
     assert r.get_json()["violations"][0]["code"] == "run-too-short"
-    r = append(client, mid, token, {"record": {"left": {}}})
+    r = append(client, mid, token, {"record": {"deal": HUNT_DEAL}})
     assert r.status_code == 422 and r.get_json()["code"] == "invalid-record"
     assert "record.players" in r.get_json()["errors"]
-    r = append(client, mid, token, {"record": {**rec, "ruleset": "kaluki-51"}})
+    r = append(client, mid, token, {"record": {**HUNT_RECORD, "ruleset": "kaluki-51"}})
     assert r.status_code == 422 and r.get_json()["code"] == "validation-error"
     # export/import re-adjudicates the record
     ex = client.get(f"/v1/matches/{mid}/export").get_json()
@@ -460,3 +433,4 @@ def test_record_path_with_referee_interface(client, monkeypatch):
     client.delete(f"/v1/matches/{mid}", headers=hdr)
     r = client.post("/v1/matches/import", json=ex, headers=hdr)
     assert r.status_code == 201 and r.get_json()["hands_played"] == 1
+    assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1

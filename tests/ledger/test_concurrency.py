@@ -13,8 +13,8 @@ import uuid
 import pytest
 import requests
 
-from service.api.matches import rescore
 from service.ledger.chain import verify
+from service.ledger.service import rescore_export as rescore
 from tests.ledger.backends import embedded_url, redis_url, tracker  # noqa: F401
 from tests.ledger.servers import start_pair
 

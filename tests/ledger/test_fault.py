@@ -14,8 +14,8 @@ import uuid
 import pytest
 import requests
 
-from service.api.matches import rescore
 from service.ledger.chain import verify
+from service.ledger.service import rescore_export as rescore
 from tests.ledger.backends import ThrowawayRedis
 from tests.ledger.servers import start_pair
 from tests.ledger.test_concurrency import hand_body

@@ -1,0 +1,153 @@
+"""Request and response schemas of /v1/matches (SPEC §7): parsing and documentation only."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from ...engine.rules import MATCH_END_MODES
+from ...ledger.service import EXPORT_FORMAT
+from ..common import StrictSchema, ruleset_field
+from ..hands import PlayerScoreSchema, ScoreSchema
+
+ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+MAX_PAGE = 200
+
+
+def _player_id() -> fields.String:
+    return fields.String(validate=validate.Length(min=1, max=64))
+
+
+class MatchEndFields(StrictSchema):
+    match_end = fields.String(validate=validate.OneOf(MATCH_END_MODES))
+    goal_points = fields.Integer(strict=True, validate=validate.Range(1, 1_000_000))
+    elimination_over = fields.Integer(strict=True, validate=validate.Range(1, 1_000_000))
+    match_hands = fields.Integer(strict=True, validate=validate.Range(1, 10_000))
+    buy_ins = fields.Boolean(truthy={True}, falsy={False})
+
+
+class CreateMatchSchema(MatchEndFields):
+    ruleset = ruleset_field()
+    players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
+
+
+class MatchScoreSchema(ScoreSchema):
+    """A /hands/score body without ruleset (the match's rule set applies)."""
+
+    class Meta:
+        exclude = ("ruleset",)
+        unknown = RAISE
+
+
+class AppendHandSchema(StrictSchema):
+    score = fields.Nested(MatchScoreSchema,
+                          metadata={"description": "a /hands/score body without ruleset"})
+    record = fields.Dict(metadata={"description": "a hand record without ruleset"})
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("score" in data) == ("record" in data):
+            raise ValidationError("give exactly one of \"score\" and \"record\"", "_schema")
+        if "ruleset" in data.get("record", {}):
+            raise ValidationError({"ruleset": ["the match's rule set applies; leave it out"]},
+                                  "record")
+
+
+class BuyInSchema(StrictSchema):
+    player = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class PageArgs(Schema):
+    cursor = fields.String(metadata={"description": "opaque; from next_cursor"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, MAX_PAGE))
+
+
+class StandingSchema(Schema):
+    player = fields.String()
+    points = fields.Integer()
+    penalty = fields.Integer()
+    eliminated = fields.Boolean()
+    hands_won = fields.Integer()
+    buy_ins = fields.Integer()
+
+
+class MatchSchema(Schema):
+    id = fields.String()
+    ruleset = fields.Raw()
+    match_end = fields.Dict(metadata={"description": "match_end, goal_points, elimination_over, "
+                                                     "match_hands, buy_ins in force"})
+    players = fields.List(fields.String())
+    hands_played = fields.Integer()
+    status = fields.String(metadata={"enum": ["in_progress", "finished"]})
+    winner = fields.String(allow_none=True)
+    co_winners = fields.List(fields.String(), metadata={"description": "a shared win"})
+    standings = fields.List(fields.Nested(StandingSchema))
+    version = fields.Integer()
+    head = fields.String()
+    created = fields.String()
+
+
+class CreatedSchema(Schema):
+    id = fields.String()
+    token = fields.String(metadata={"description": "the write secret; shown only once"})
+    match = fields.Nested(MatchSchema)
+
+
+class EntrySchema(Schema):
+    seq = fields.Integer()
+    type = fields.String(metadata={"enum": ["hand", "buy-in"]})
+    hash = fields.String()
+
+    class Meta:
+        unknown = "include"
+
+
+class AppendedSchema(Schema):
+    seq = fields.Integer()
+    hand = fields.Integer(metadata={"description": "1-based hand number"})
+    hash = fields.String()
+    special = fields.Boolean()
+    scores = fields.List(fields.Nested(PlayerScoreSchema))
+    match = fields.Nested(MatchSchema)
+
+
+class PageSchema(Schema):
+    items = fields.List(fields.Nested(EntrySchema))
+    next_cursor = fields.String(allow_none=True)
+
+
+class ExportSchema(Schema):
+    format = fields.String(metadata={"example": EXPORT_FORMAT})
+    id = fields.String()
+    ruleset = fields.Raw()
+    match_end = fields.Dict()
+    players = fields.List(fields.String())
+    created = fields.String()
+    token_sha256 = fields.String()
+    entries = fields.List(fields.Nested(EntrySchema))
+    head = fields.String()
+    version = fields.Integer()
+    standings = fields.List(fields.Nested(StandingSchema))
+
+    class Meta:
+        unknown = "include"
+
+
+class ImportSchema(StrictSchema):
+    format = fields.String(required=True, validate=validate.Equal(EXPORT_FORMAT))
+    id = fields.String(required=True, validate=validate.Regexp(ID_RE))
+    ruleset = ruleset_field()
+    match_end = fields.Nested(MatchEndFields, required=True)
+    players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
+    created = fields.String(load_default=None)
+    token_sha256 = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"))
+    entries = fields.List(fields.Dict(), required=True, validate=validate.Length(max=100_000))
+    head = fields.String(required=True)
+    version = fields.Integer(load_default=None)
+    # what the exporter saw; checked against the re-score when present
+    standings = fields.List(fields.Dict(), load_default=None)
+    hands_played = fields.Integer(load_default=None)
+    status = fields.String(load_default=None)
+    winner = fields.String(load_default=None, allow_none=True)
