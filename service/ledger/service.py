@@ -10,6 +10,17 @@ Writes are optimistic: read the match, compute the entry and the new standings
 in the engine, then compare-and-set in one script run (version and head must
 still be the ones computed from); a lost race reads again.
 
+Integrity (SPEC §7): an export needs the token and is signed (HMAC-SHA256, key
+from :mod:`.signing`); an import accepts only a signed export, verifies its
+chain, re-scores every hand and restores the match with its answered
+Idempotency-Keys. A live id is never overwritten (:class:`MatchExists`); a
+deleted or expired id keeps a tombstone of its token hash, so only its own
+token restores it.
+
+Caps (:class:`Limits`): a match holds at most ``max_hands`` entries
+(:class:`MatchFull`) and an entry at most ``max_entry_bytes`` of JSON
+(:class:`EntryTooLarge`), so every export fits the import's body limit.
+
 Idempotency: a key answered once is stored as its request fingerprint and the
 ``seq`` of the entry it appended; a retry with the same fingerprint gets that
 entry and the match as it stood right after it (rebuilt from the ledger, so the
@@ -21,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -46,14 +58,18 @@ from ..engine.match import (
 )
 from ..engine.rules import RuleSet, resolve
 from ..engine.scoring import PlayerScore, check_seats
+from . import signing
 from .chain import GENESIS, ChainError, fingerprint, seal, verify
 from .errors import (
     Busy,
     EntryNotFound,
+    EntryTooLarge,
     InvalidExport,
     KeyReused,
     MatchExists,
+    MatchFull,
     MatchNotFound,
+    SignatureInvalid,
     Stale,
     TokenInvalid,
     TokenRequired,
@@ -67,6 +83,30 @@ EXPORT_FORMAT = "kaluki-ledger/1"
 CAS_ATTEMPTS = 200
 
 IfMatch = Callable[[int, str], bool]  # (version, head) -> may the write go ahead
+KeySource = Callable[[], tuple[bytes, str]]  # the signing key and where it comes from
+FINGERPRINT_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much one match may hold, and so how large its export (and import) can be."""
+
+    max_hands: int = 1000  # entries (hands and buy-ins)
+    max_entry_bytes: int = 16 * 1024  # one entry's JSON, its input included
+    import_max_bytes: int = 0  # 0: derived by import_bytes_for
+
+    @staticmethod
+    def import_bytes_for(max_hands: int, max_entry_bytes: int) -> int:
+        """A full match's export with room to spare: every entry at its cap plus its
+        comma and one answered Idempotency-Key (a 255-character key, fingerprint and
+        seq: under 400 bytes), a quarter more for a client that re-serialized it with
+        whitespace, and 64 KiB for the header."""
+        return max_hands * (max_entry_bytes + 512) * 5 // 4 + 64 * 1024
+
+    @property
+    def import_bytes(self) -> int:
+        return self.import_max_bytes or self.import_bytes_for(self.max_hands,
+                                                              self.max_entry_bytes)
 
 
 def token_hash(token: str) -> str:
@@ -166,14 +206,18 @@ class Export:
 
     match: Match
     entries: tuple[str, ...]
+    answered: tuple[tuple[str, str, int], ...] = ()  # (key, fingerprint, seq)
 
     def header(self) -> dict[str, Any]:
+        """The export without its entries (what is signed, with ``idempotency``)."""
         m = self.match
         return {"format": EXPORT_FORMAT, "id": m.id, "ruleset": m.ruleset,
                 "match_end": m.config.to_dict(), "players": list(m.players),
                 "created": m.created, "token_sha256": m.token_hash, "version": m.version,
                 "head": m.head, "hands_played": m.state.hands_played, "status": m.state.status,
-                "winner": m.state.winner, "standings": [s.to_dict() for s in m.state.standings]}
+                "winner": m.state.winner, "standings": [s.to_dict() for s in m.state.standings],
+                "idempotency": [{"key": k, "fingerprint": fp, "seq": seq}
+                                for k, fp, seq in self.answered]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +236,11 @@ class _BuyIn:
 class LedgerService:
     """Match ledgers on one :class:`LedgerStore`."""
 
-    def __init__(self, store: LedgerStore) -> None:
+    def __init__(self, store: LedgerStore, limits: Limits | None = None,
+                 signing_key: KeySource | None = None) -> None:
         self.store = store
+        self.limits = limits or Limits()
+        self._key = signing_key or _no_key
 
     # reading
 
@@ -229,9 +276,9 @@ class LedgerService:
         for _ in range(3):  # 96 random bits: a collision practically never happens
             match = Match(secrets.token_urlsafe(12), ruleset, tuple(players), config, state, 0,
                           GENESIS, _now(), token_hash(token))
-            created, _ = self.store.create(match.id, match.meta(), state.to_dict(),
+            outcome, _ = self.store.create(match.id, match.meta(), state.to_dict(),
                                            match.token_hash)
-            if created:
+            if outcome == "ok":
                 return match, token
         raise Busy("Please retry.")
 
@@ -271,9 +318,14 @@ class LedgerService:
                 return self._replay(m, s.prior, fp)
             if if_match is not None and not if_match(m.version, m.head):
                 raise _stale()
+            if m.version >= self.limits.max_hands:
+                raise MatchFull(f"Match {m.id!r} holds its {self.limits.max_hands} entries "
+                                "(LEDGER_MAX_HANDS): start a new match.",
+                                max_hands=self.limits.max_hands)
             entry: Entry
             if isinstance(event, _Hand):
                 if scored is None:  # scoring depends only on the body and the rule set
+                    self._check_size(len(orjson.dumps(event.input)))
                     scored = score_input(m.ruleset, m.rules, event.source, event.input,
                                          event.source)
                 new = apply_hand(m.state, m.config, scored.winner, scored.deltas)
@@ -286,9 +338,11 @@ class LedgerService:
                 data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
                             m.head)
             entry = entry_from_data(data)
+            text = orjson.dumps(data)
+            self._check_size(len(text))
             res = self.store.append(match_id, idem_key=key, fingerprint=fp,
                                     expected_version=m.version, expected_head=m.head,
-                                    entry=orjson.dumps(data).decode(), new_head=entry.hash,
+                                    entry=text.decode(), new_head=entry.hash,
                                     state=new.to_dict())
             if res.kind == "ok":
                 after = Match(m.id, m.ruleset, m.players, m.config, new, m.version + 1,
@@ -301,6 +355,12 @@ class LedgerService:
                 raise _not_found(match_id)
             time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
         raise Busy("Too many concurrent writes to this match; retry.")
+
+    def _check_size(self, size: int) -> None:
+        if size > self.limits.max_entry_bytes:
+            raise EntryTooLarge(f"A ledger entry holds at most {self.limits.max_entry_bytes} "
+                                f"bytes of JSON (LEDGER_MAX_ENTRY_BYTES); this one needs {size}.",
+                                limit=self.limits.max_entry_bytes)
 
     def _replay(self, m: Match, prior: str, fp: str) -> Appended:
         """The answer a key gave: its entry and the match as it stood right after it."""
@@ -320,30 +380,47 @@ class LedgerService:
 
     # export and import
 
-    def export(self, match_id: str) -> Export:
-        m = self.get(match_id)
-        entries = self.store.entries(match_id)
-        if len(entries) != m.version:  # appended between the two reads: read again
-            m = self.get(match_id)
-            entries = self.store.entries(match_id, 0, m.version - 1) if m.version else []
-        return Export(m, tuple(entries))
+    def export(self, match_id: str, token: str | None) -> tuple[Export, str]:
+        """The whole ledger with its answered keys (needs the token), and its signature."""
+        stored, entries, answered = self.store.snapshot(match_id)
+        if stored is None:
+            raise _not_found(match_id)
+        m = Match.from_stored(match_id, stored.meta, stored.state, stored.version, stored.head,
+                              stored.token_hash)
+        _authorize(m, token)
+        keys = sorted(((k, *_parse_prior(v)) for k, v in answered.items()),
+                      key=lambda x: (x[2], x[0]))
+        ex = Export(m, tuple(entries), tuple(keys))
+        key, _ = self._key()
+        return ex, signing.sign(key, ex.header())
 
-    def import_match(self, doc: Mapping[str, Any], token: str | None) -> tuple[Match, bool]:
-        """Restore a match from its export; (the match, True) when stored anew, (…, False)
-        when the same ledger is already stored. ``doc`` is the export as parsed JSON, its
-        shape checked (score inputs included)."""
+    def import_match(self, doc: Mapping[str, Any], token: str | None) -> Match:
+        """Restore a match from its export. ``doc`` is the export as parsed JSON, its shape
+        checked (score inputs included)."""
+        key, _ = self._key()
+        if not signing.verify(key, doc):
+            raise SignatureInvalid("Only an export this service signed can be imported "
+                                   "(its signature is missing or does not match).",
+                                   field="signature")
         if token is None:
             raise TokenRequired("This write needs the match's token: "
                                 "Authorization: Bearer <token>.")
         if not hmac.compare_digest(token_hash(token), doc["token_sha256"]):
             raise TokenInvalid("The token does not open this match.")
         entries = doc["entries"]
+        if len(entries) > self.limits.max_hands:
+            raise MatchFull(f"A match holds at most {self.limits.max_hands} entries "
+                            "(LEDGER_MAX_HANDS).", max_hands=self.limits.max_hands)
+        if doc.get("version") is not None and doc["version"] != len(entries):
+            raise InvalidExport("chain-broken", "version is not the number of entries",
+                                field="version")
         try:
             head = verify(entries)
         except ChainError as exc:
             raise InvalidExport("chain-broken", str(exc), field=f"entries.{exc.index}") from None
         if head != doc["head"]:
             raise InvalidExport("chain-broken", "head is not the last entry's hash", field="head")
+        answered = _answered(doc.get("idempotency") or [], len(entries))
         ruleset, players = doc["ruleset"], list(doc["players"])
         rules = resolve(ruleset)
         check_seats(len(players), rules)
@@ -361,14 +438,38 @@ class LedgerService:
                                     "re-score", field=k)
         match = Match(doc["id"], ruleset, tuple(players), config, state, len(entries), head,
                       doc.get("created") or _now(), doc["token_sha256"])
-        created, stored_head = self.store.create(
+        outcome, _ = self.store.create(
             match.id, match.meta(), mine, match.token_hash,
-            [orjson.dumps(e).decode() for e in entries], head)
-        if created:
-            return match, True
-        if stored_head == head:
-            return match, False
-        raise MatchExists(f"Match {match.id!r} is stored with another ledger.", id=match.id)
+            [orjson.dumps(e).decode() for e in entries], head,
+            [(k, f"{fp}:{seq}") for k, fp, seq in answered])
+        if outcome == "exists":
+            raise MatchExists(f"Match {match.id!r} is live: an import never overwrites a "
+                              "match (delete it first, with its token).", id=match.id)
+        if outcome == "tombstone":
+            raise TokenInvalid(f"Match {match.id!r} was deleted or expired under another "
+                               "token; only that token restores it.")
+        return match
+
+
+def _answered(items: Sequence[Any], count: int) -> list[tuple[str, str, int]]:
+    """An export's answered Idempotency-Keys, checked: (key, fingerprint, seq of its entry)."""
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        ok = (isinstance(item, Mapping) and isinstance(item.get("key"), str)
+              and 0 < len(item["key"]) <= 255 and item["key"] not in seen
+              and isinstance(item.get("fingerprint"), str)
+              and FINGERPRINT_RE.match(item["fingerprint"]) is not None
+              and type(item.get("seq")) is int and 0 <= item["seq"] < count)
+        if not ok:
+            raise InvalidExport("invalid-entry", f"idempotency {i} is not a key answered by "
+                                "one of the entries", field=f"idempotency.{i}")
+        seen.add(item["key"])
+        out.append((item["key"], item["fingerprint"], item["seq"]))
+    return out
+
+
+def _no_key() -> tuple[bytes, str]:
+    raise RuntimeError("no signing key configured")
 
 
 def _parse_prior(prior: str) -> tuple[str, int]:

@@ -9,10 +9,18 @@ Redis Cluster keeps them on one slot and the scripts may touch them together):
 * ``kaluki:{match:<id>}:hands``  list: the entries, canonical JSON with ``hash``
 * ``kaluki:{match:<id>}:idem``   hash: Idempotency-Key → ``<fingerprint>:<seq>`` (the
   request's fingerprint and the entry it appended; the answer is rebuilt from the entry)
+* ``kaluki:{match:<id>}:tomb``   string: the token's SHA-256, kept ``tombstone_ms``
+  (longer than the match's TTL): written at create, refreshed on every write and
+  on delete, so a deleted or expired id can be restored only with its own token
 
 Every write is one script run (EVALSHA; redis-py reloads it on NOSCRIPT), so
-Redis applies all of it or none of it; every write refreshes the TTL of all
-three keys.
+Redis applies all of it or none of it; every write refreshes the TTL of the
+three match keys and of the tombstone. Any Redis error (unreachable, out of
+memory, a redirect, a script error) is :class:`LedgerUnavailable`: a 503, never
+a 500. With ``wait_replicas`` a write is acknowledged only once that many
+replicas have it (``WAIT``); when they do not answer in time the write stands on
+the primary but the caller gets :class:`LedgerUnavailable`, and its retry with
+the same Idempotency-Key replays it.
 """
 
 from __future__ import annotations
@@ -38,23 +46,41 @@ PREFIX = "kaluki"
 DEFAULT_TTL = 30 * 24 * 3600
 
 FIELDS = ("meta", "state", "version", "head", "token")
-UNAVAILABLE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
+UNAVAILABLE_ERRORS = (redis.RedisError, OSError)  # every Redis failure is a 503
+DEFAULT_TOMBSTONE = 400 * 24 * 3600
 
-# KEYS: main, hands, idem.  ARGV: meta, state, token, version, head, ttl_ms, entry...
+# KEYS: main, hands, idem, tomb.
+# ARGV: meta, state, token, version, head, ttl_ms, tomb_ms, n_idem, idem k/v pairs..., entry...
+# A live id is 'exists'; an id whose tombstone holds another token is 'tombstone'.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {'exists', redis.call('HGET', KEYS[1], 'head')}
 end
+local tomb = redis.call('GET', KEYS[4])
+if tomb and tomb ~= ARGV[3] then return {'tombstone'} end
 redis.call('HSET', KEYS[1], 'meta', ARGV[1], 'state', ARGV[2], 'token', ARGV[3],
            'version', ARGV[4], 'head', ARGV[5])
-for i = 7, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local n = tonumber(ARGV[8])
+local first = 9 + 2 * n
+for i = 9, first - 1, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = first, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+redis.call('SET', KEYS[4], ARGV[3], 'PX', ARGV[7])
 return {'ok'}
 """
 
-# KEYS: main, hands, idem.
+# KEYS: main, hands, idem, tomb.  ARGV: tomb_ms.  Leaves the tombstone (token hash).
+DELETE_LUA = """
+local token = redis.call('HGET', KEYS[1], 'token')
+if not token then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[4], token, 'PX', ARGV[1])
+return 1
+"""
+
+# KEYS: main, hands, idem, tomb.
 # ARGV: idem_key, fingerprint, expected_version, expected_head, entry, new_head, state,
-#       ttl_ms
+#       ttl_ms, tomb_ms
 # The entry and new state are computed by the engine from (expected_version,
 # expected_head); the script applies them only if that is still the match's state
 # (compare-and-set), and only once per Idempotency-Key.
@@ -73,6 +99,7 @@ if ARGV[1] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[8]) end
+redis.call('SET', KEYS[4], redis.call('HGET', KEYS[1], 'token'), 'PX', ARGV[9])
 return {'ok', tostring(version)}
 """
 
@@ -105,6 +132,25 @@ def keys(match_id: str) -> tuple[str, str, str]:
     return tag, f"{tag}:hands", f"{tag}:idem"
 
 
+def tomb_key(match_id: str) -> str:
+    return f"{PREFIX}:{{match:{match_id}}}:tomb"
+
+
+def _all_keys(match_id: str) -> list[str]:
+    return [*keys(match_id), tomb_key(match_id)]
+
+
+def is_oom(exc: BaseException) -> bool:
+    """Redis refused a write for memory (redis-py drops the ``OOM`` prefix; a script's
+    error keeps it inside the message)."""
+    return isinstance(exc, redis.exceptions.OutOfMemoryError) or "OOM command not allowed" in str(
+        exc) or "used memory > 'maxmemory'" in str(exc)
+
+
+class ReplicasBehind(Exception):
+    """Fewer replicas than asked for acknowledged a write in time."""
+
+
 def connect(url: str, *, max_connections: int = 32, socket_timeout: float = 2.0,
             connect_timeout: float = 1.0, retries: int = 3, pool_timeout: float = 2.0
             ) -> redis.Redis:
@@ -121,18 +167,28 @@ def connect(url: str, *, max_connections: int = 32, socket_timeout: float = 2.0,
 class LedgerStore:
     """Storage only: no rules. Every method raises :class:`LedgerUnavailable` on outages."""
 
-    def __init__(self, client: redis.Redis, ttl_seconds: int = DEFAULT_TTL, label: str = "") -> None:
+    def __init__(self, client: redis.Redis, ttl_seconds: int = DEFAULT_TTL, label: str = "",
+                 tombstone_seconds: int = DEFAULT_TOMBSTONE, wait_replicas: int = 0,
+                 wait_timeout_ms: int = 500) -> None:
         self.client = client
         self.ttl_ms = int(ttl_seconds) * 1000
+        # a tombstone outlives the match it stands for, whatever the settings say
+        self.tomb_ms = max(int(tombstone_seconds) * 1000, 2 * self.ttl_ms)
         self.label = label
+        self.oom_at = -1e9  # when a write last met "OOM command not allowed"
+        self.wait_replicas = int(wait_replicas)
+        self.wait_timeout_ms = int(wait_timeout_ms)
         self._create = client.register_script(CREATE_LUA)
         self._append = client.register_script(APPEND_LUA)
+        self._delete = client.register_script(DELETE_LUA)
 
     def _call(self, fn, *args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except UNAVAILABLE_ERRORS as exc:
             log.warning("ledger store unavailable: %s", exc)
+            if is_oom(exc):
+                self.oom_at = time.monotonic()
             raise LedgerUnavailable(str(exc)) from exc
 
     def ping(self) -> tuple[bool, str]:
@@ -143,13 +199,63 @@ class LedgerStore:
         except UNAVAILABLE_ERRORS as exc:
             return False, f"unreachable ({self.label}): {exc}"
 
+    def _script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a write script; with ``wait_replicas``, on one connection followed by WAIT."""
+        if not self.wait_replicas:
+            return self._call(script, keys=keys, args=args)
+
+        def run() -> Any:
+            pipe = self.client.pipeline(transaction=False)
+            script(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            res, acked = pipe.execute()
+            if int(acked) < self.wait_replicas:
+                raise ReplicasBehind(f"{acked} of {self.wait_replicas} replicas acknowledged")
+            return res
+
+        try:
+            return self._call(run)
+        except ReplicasBehind as exc:
+            log.warning("ledger write not replicated in time: %s", exc)
+            raise LedgerUnavailable(str(exc)) from exc
+
     def create(self, match_id: str, meta: dict[str, Any], state: dict[str, Any], token_hash: str,
-               entries: Sequence[str] = (), head: str = "0" * 64) -> tuple[bool, str | None]:
-        """Store a new match (or an imported one); (False, its head) when the id is taken."""
-        res = self._call(self._create, keys=list(keys(match_id)),
-                         args=[orjson.dumps(meta).decode(), orjson.dumps(state).decode(),
-                               token_hash, len(entries), head, self.ttl_ms, *entries])
-        return (True, None) if res[0] == "ok" else (False, res[1])
+               entries: Sequence[str] = (), head: str = "0" * 64,
+               idempotency: Sequence[tuple[str, str]] = ()) -> tuple[str, str | None]:
+        """Store a new match (or an imported one, with its answered Idempotency-Keys).
+
+        ``("ok", None)``; ``("exists", its head)`` when the id is live;
+        ``("tombstone", None)`` when the id was deleted or expired under another token.
+        """
+        pairs = [x for kv in idempotency for x in kv]
+        res = self._script(self._create, _all_keys(match_id),
+                           [orjson.dumps(meta).decode(), orjson.dumps(state).decode(),
+                            token_hash, len(entries), head, self.ttl_ms, self.tomb_ms,
+                            len(idempotency), *pairs, *entries])
+        return res[0], (res[1] if len(res) > 1 else None)
+
+    def tombstone(self, match_id: str) -> str | None:
+        """The token hash a deleted or expired id is kept for, if any."""
+        return self._call(self.client.get, tomb_key(match_id))
+
+    def snapshot(self, match_id: str) -> tuple[Stored | None, list[str], dict[str, str]]:
+        """The match, its entries and its answered Idempotency-Keys, read at one instant."""
+        main, hands, idem = keys(match_id)
+
+        def run() -> list[Any]:
+            pipe = self.client.pipeline(transaction=True)  # one slot: MULTI/EXEC is atomic
+            pipe.hmget(main, FIELDS)
+            pipe.lrange(hands, 0, -1)
+            pipe.hgetall(idem)
+            return pipe.execute()
+
+        fields_, entries, answered = self._call(run)
+        meta, state, version, head, token = fields_
+        if meta is None:
+            return None, [], {}
+        stored = Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
+                        token, None)
+        return stored, entries, answered
 
     def load(self, match_id: str, idem_key: str | None = None) -> Stored | None:
         main, _, idem = keys(match_id)
@@ -172,16 +278,18 @@ class LedgerStore:
     def append(self, match_id: str, *, idem_key: str, fingerprint: str, expected_version: int,
                expected_head: str, entry: str, new_head: str, state: dict[str, Any]
                ) -> AppendResult:
-        res = self._call(self._append, keys=list(keys(match_id)),
-                         args=[idem_key or "", fingerprint, str(expected_version), expected_head,
-                               entry, new_head, orjson.dumps(state).decode(), self.ttl_ms])
+        res = self._script(self._append, _all_keys(match_id),
+                           [idem_key or "", fingerprint, str(expected_version), expected_head,
+                            entry, new_head, orjson.dumps(state).decode(), self.ttl_ms,
+                            self.tomb_ms])
         return AppendResult(res[0], res[1] if len(res) > 1 else None)
 
     def entries(self, match_id: str, start: int = 0, stop: int = -1) -> list[str]:
         return self._call(self.client.lrange, keys(match_id)[1], start, stop)
 
     def delete(self, match_id: str) -> bool:
-        return bool(self._call(self.client.delete, *keys(match_id)))
+        """Delete the match, leaving its tombstone (its token hash)."""
+        return bool(self._script(self._delete, _all_keys(match_id), [self.tomb_ms]))
 
     def ttl(self, match_id: str) -> int:
         return int(self._call(self.client.pttl, keys(match_id)[0]))

@@ -104,7 +104,8 @@ def _run(redis_server: ThrowawayRedis, base: list[str]) -> None:
         else:
             pytest.fail(f"{key} never completed")
 
-    ex = requests.get(f"{base[1]}/v1/matches/{mid}/export", timeout=10).json()
+    ex = requests.get(f"{base[1]}/v1/matches/{mid}/export", timeout=10,
+                      headers={"Authorization": f"Bearer {token}"}).json()
     entries = ex["entries"]
     assert verify(entries) == ex["head"]
     everything = {**acked, **retried}

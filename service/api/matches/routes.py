@@ -14,7 +14,6 @@ may be retried under the same key. ``If-Match`` takes the match's ``ETag``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +25,7 @@ from ...engine.cards import CardError
 from ...engine.match import EntryError, MatchError
 from ...engine.rules import RuleSetError
 from ...engine.scoring import ScoringError
-from ...ledger import get_store
+from ...ledger import get_service, limits
 from ...ledger.errors import LedgerError
 from ...ledger.service import Appended, HandEntry, LedgerService, Match
 from ..parsing import Blueprint
@@ -147,12 +146,11 @@ def _scoring_error(exc: ScoringError) -> Response:
 def _import_size() -> None:
     """An export outgrows the app's body limit long before a match ends: imports get their own."""
     if request.endpoint == f"{blp.name}.import_match":
-        request.max_content_length = int(current_app.config.get(
-            "LEDGER_IMPORT_MAX_BYTES", os.environ.get("LEDGER_IMPORT_MAX_BYTES", 32 * 1024 * 1024)))
+        request.max_content_length = limits(current_app.config).import_bytes
 
 
 def _service() -> LedgerService:
-    return LedgerService(get_store(current_app))
+    return get_service(current_app)
 
 
 def _check_id(match_id: str) -> None:
@@ -242,11 +240,16 @@ _PROBLEM_DOCS = {
     403: "Wrong token (`token-invalid`).",
     404: "No such match (`match-not-found`): it may have expired; import its export.",
     409: "Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, "
-         "`player-not-eliminated`, `buy-ins-closed`, `match-exists`.",
+         "`player-not-eliminated`, `buy-ins-closed`, `match-full` (LEDGER_MAX_HANDS entries), "
+         "`match-exists` (an import into a live id).",
     412: "Stale If-Match (`precondition-failed`).",
-    422: "Invalid body, an illegal record (`illegal-record`, with violations), a key reused "
-         "with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), "
-         "a re-score that differs (`rescore-mismatch`), `records-unsupported`.",
+    413: "The entry would exceed LEDGER_MAX_ENTRY_BYTES (`entry-too-large`), or the body "
+         "the endpoint's limit (`payload-too-large`).",
+    422: "Invalid body, an illegal record (`illegal-record`, with violations), a record that "
+         "does not end the hand (`record-unfinished`), a key reused with another body "
+         "(`idempotency-key-reused`), an export not signed by this service "
+         "(`signature-invalid`), a broken chain (`chain-broken`), a re-score that differs "
+         "(`rescore-mismatch`).",
     503: "Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written.",
 }
 
@@ -305,7 +308,7 @@ def delete(match_id: str) -> Response:
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
     {"in": "header", "name": "Authorization", "required": True,
      "schema": {"type": "string", "example": "Bearer <token>"}}])
-@_problems(400, 401, 403, 404, 409, 412, 422, 503)
+@_problems(400, 401, 403, 404, 409, 412, 413, 422, 503)
 def append_hand(args: dict[str, Any], match_id: str) -> Response:
     """Append a scored hand (a score body or a hand record) and answer the new standings."""
     _check_id(match_id)
@@ -360,15 +363,20 @@ def get_entry(match_id: str, seq: int) -> Response:
 
 @blp.route("/<match_id>/export", methods=["GET"])
 @blp.response(200, ExportSchema)
-@_problems(404, 503)
+@blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
+                      "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(401, 403, 404, 503)
 def export(match_id: str) -> Response:
-    """The whole ledger: keep it, and ``POST /v1/matches/import`` restores the match."""
+    """The whole ledger, signed by the service (needs the token): keep it, and
+    ``POST /v1/matches/import`` restores the match with its answered Idempotency-Keys."""
     _check_id(match_id)
-    ex = _service().export(match_id)
+    ex, signature = _service().export(match_id, _bearer())
     head = orjson.dumps(ex.header())[:-1]
-    body = head + b',"entries":[' + b",".join(e.encode("utf-8") for e in ex.entries) + b"]}"
+    body = head + b',"signature":' + orjson.dumps(signature) + b',"entries":[' + \
+        b",".join(e.encode("utf-8") for e in ex.entries) + b"]}"
     return _json(body, ETag=etag(ex.match.version, ex.match.head),
-                 Content_Disposition=f'attachment; filename="match-{ex.match.id}.json"')
+                 Content_Disposition=f'attachment; filename="match-{ex.match.id}.json"',
+                 Cache_Control="no-store")
 
 
 def _check_entries(entries: list[Any]) -> None:
@@ -388,17 +396,20 @@ def _check_entries(entries: list[Any]) -> None:
 @blp.response(201, MatchSchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
                       "schema": {"type": "string", "example": "Bearer <token>"}}])
-@_problems(401, 403, 409, 422, 503)
+@_problems(401, 403, 409, 413, 422, 503)
 def import_match(args: dict[str, Any]) -> Response:
-    """Restore a match from its export: verify the chain, re-score every hand, store it.
+    """Restore a match from its export: check its signature, verify the chain, re-score
+    every hand, store it with its answered Idempotency-Keys.
 
-    Needs the match's token (the export holds only its SHA-256). 201 when restored,
-    200 when the same ledger is already stored, 409 when the id holds another ledger.
+    Only an export this service signed is taken (else 422 `signature-invalid`), with
+    the match's token (the export holds only its SHA-256). 201 when restored; 409
+    `match-exists` when the id holds a live match; an id deleted or expired is
+    restored only with its own token (403 `token-invalid` otherwise). The body limit
+    is LEDGER_IMPORT_MAX_BYTES (by default enough for LEDGER_MAX_HANDS entries of
+    LEDGER_MAX_ENTRY_BYTES each).
     """
-    doc = request.get_json()
-    doc = {**args, "entries": doc["entries"], "ruleset": doc["ruleset"],
-           "match_end": doc["match_end"]}
-    _check_entries(doc["entries"])
-    m, created = _service().import_match(doc, _bearer())
-    return _json(orjson.dumps(view(m)), 201 if created else 200,
-                 Location=f"/v1/matches/{m.id}", ETag=etag(m.version, m.head))
+    doc = request.get_json()  # as sent: the signature covers it, not the loaded arguments
+    _check_entries(args["entries"])
+    m = _service().import_match(doc, _bearer())
+    return _json(orjson.dumps(view(m)), 201, Location=f"/v1/matches/{m.id}",
+                 ETag=etag(m.version, m.head))

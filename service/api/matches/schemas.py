@@ -118,6 +118,12 @@ class PageSchema(Schema):
     next_cursor = fields.String(allow_none=True)
 
 
+class AnsweredKeySchema(Schema):
+    key = fields.String()
+    fingerprint = fields.String(metadata={"description": "SHA-256 of the request"})
+    seq = fields.Integer(metadata={"description": "the entry the key appended"})
+
+
 class ExportSchema(Schema):
     format = fields.String(metadata={"example": EXPORT_FORMAT})
     id = fields.String()
@@ -130,6 +136,13 @@ class ExportSchema(Schema):
     head = fields.String()
     version = fields.Integer()
     standings = fields.List(fields.Nested(StandingSchema))
+    idempotency = fields.List(fields.Nested(AnsweredKeySchema), metadata={
+        "description": "the Idempotency-Keys the match answered, restored by an import so "
+                       "that a retry replays"})
+    signature = fields.String(metadata={
+        "description": "HMAC-SHA256 (hex) under the service's signing key, over the "
+                       "canonical JSON of the export without `signature` and `entries` "
+                       "(the entries are bound by `head`)"})
 
     class Meta:
         unknown = "include"
@@ -141,7 +154,7 @@ class ImportSchema(StrictSchema):
     ruleset = ruleset_field()
     match_end = fields.Nested(MatchEndFields, required=True)
     players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
-    created = fields.String(load_default=None)
+    created = fields.String(load_default=None, allow_none=True)
     token_sha256 = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"))
     entries = fields.List(fields.Dict(), required=True, validate=validate.Length(max=100_000))
     head = fields.String(required=True)
@@ -151,3 +164,9 @@ class ImportSchema(StrictSchema):
     hands_played = fields.Integer(load_default=None)
     status = fields.String(load_default=None)
     winner = fields.String(load_default=None, allow_none=True)
+    idempotency = fields.List(fields.Dict(), load_default=list, validate=validate.Length(
+        max=100_000), metadata={"description": "the Idempotency-Keys answered: "
+                                               "{key, fingerprint, seq}"})
+    signature = fields.String(load_default=None, metadata={
+        "description": "HMAC-SHA256 (hex) by the service; an import without a valid one "
+                       "is 422 signature-invalid"})
