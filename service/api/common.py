@@ -11,7 +11,7 @@ from ..engine import melds as m
 from ..engine.cards import RANKS, Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
 from ..engine.rules import RuleSet, RuleSetError, resolve
 from ..engine.violations import Violation
-from .parsing import FastField
+from .parsing import Bool, FastField, Int
 from .problems import Problem, from_engine, language
 
 T = TypeVar("T")
@@ -125,7 +125,7 @@ class ViolationSchema(Schema):
 
 
 class JokerSchema(Schema):
-    index = fields.Integer()
+    index = Int()
     as_ = fields.String(data_key="as", metadata={"example": "Qd"})
 
 
@@ -134,9 +134,9 @@ class MeldSchema(Schema):
     cards = fields.List(fields.String(), metadata={"example": ["Jd", "JK=Qd", "Kd"]})
     rank = fields.String(metadata={"description": "sets only"})
     suit = fields.String(metadata={"description": "runs only"})
-    points = fields.Integer()
+    points = Int()
     jokers = fields.List(fields.Nested(JokerSchema))
-    closed = fields.Boolean(metadata={"description": "no joker can ever be released from it"})
+    closed = Bool(metadata={"description": "no joker can ever be released from it"})
 
 
 class ProblemSchema(Schema):
@@ -144,7 +144,7 @@ class ProblemSchema(Schema):
 
     type = fields.String(metadata={"example": "/problems/invalid-card"})
     title = fields.String(metadata={"example": "Invalid card"})
-    status = fields.Integer(metadata={"example": 422})
+    status = Int(metadata={"example": 422})
     detail = fields.String()
     code = fields.String(metadata={"description": "stable kebab-case code", "example": "invalid-card"})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),

@@ -19,7 +19,7 @@ from .common import (
     ruleset_field,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, hot
+from .parsing import Blueprint, Bool, Int, hot
 from .problems import Problem, from_engine
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
@@ -41,13 +41,13 @@ class ScoreSchema(StrictSchema):
 
 class PlayerScoreSchema(Schema):
     id = fields.String()
-    hand_value = fields.Integer()
-    points = fields.Integer()
-    penalty = fields.Integer()
+    hand_value = Int()
+    points = Int()
+    penalty = Int()
 
 
 class ScoreResponse(Schema):
-    special = fields.Boolean()
+    special = Bool()
     scores = fields.List(fields.Nested(PlayerScoreSchema))
 
 
@@ -79,18 +79,19 @@ class AnalyzeSchema(StrictSchema):
     cards = card_list(required=True, metadata={
         "description": "the hand: at most hand_size + 1 cards (a hand after its draw)",
         "example": ["9c", "Tc", "Jc", "Qc", "Kh", "Ks", "JK", "2d", "5s"]})
-    opened = fields.Boolean(load_default=False, metadata={
-        "description": "the player has already opened (no threshold for going out)"})
+    opened = Bool(load_default=False, metadata={
+        "description": "the player has already made their first meld: going out needs no "
+                       "threshold and no special win is left (can_special false)"})
 
 
 class AnalyzeResponse(Schema):
     melds = fields.List(fields.Nested(MeldSchema))
     deadwood = fields.List(fields.String())
-    deadwood_value = fields.Integer()
-    melded_count = fields.Integer()
-    can_open = fields.Boolean()
-    can_go_out = fields.Boolean()
-    can_special = fields.Boolean()
+    deadwood_value = Int()
+    melded_count = Int()
+    can_open = Bool()
+    can_go_out = Bool()
+    can_special = Bool()
 
 
 @blp.route("/analyze", methods=["POST"])

@@ -21,7 +21,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, hot
+from .parsing import Blueprint, Bool, Int, hot
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
                 description="Free jokers from melds on the table.")
@@ -32,14 +32,14 @@ class ReleaseSchema(StrictSchema):
     meld = card_list(required=True, metadata={"example": ["7c", "7d", "JK"]})
     cards = card_list(1, required=True,
                       metadata={"example": ["7h", "7s"]})
-    opened = fields.Boolean(load_default=True)
+    opened = Bool(load_default=True)
 
 
 class ReleaseResponse(Schema):
-    legal = fields.Boolean()
-    released = fields.Integer()
+    legal = Bool()
+    released = Int()
     meld = fields.Nested(MeldSchema)
-    closed = fields.Boolean()
+    closed = Bool()
     must_use = fields.String(metadata={"enum": ["hand", "any_meld", "new_meld"]})
     violations = fields.List(fields.Nested(ViolationSchema))
 

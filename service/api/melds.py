@@ -22,7 +22,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, FastField, hot
+from .parsing import Blueprint, Bool, FastField, Int, hot
 from .problems import Problem
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
@@ -43,7 +43,7 @@ class ValidateSchema(StrictSchema):
 
 
 class ValidateResponse(Schema):
-    valid = fields.Boolean()
+    valid = Bool()
     meld = fields.Nested(MeldSchema, allow_none=True)
     alternatives = fields.List(fields.Nested(MeldSchema))
     violations = fields.List(fields.Nested(ViolationSchema))
@@ -88,9 +88,9 @@ class OpeningSchema(StrictSchema):
 
 
 class OpeningResponse(Schema):
-    valid = fields.Boolean()
-    points = fields.Integer()
-    threshold = fields.Integer()
+    valid = Bool()
+    points = Int()
+    threshold = Int()
     melds = fields.List(fields.Nested(MeldSchema, allow_none=True))
     violations = fields.List(fields.Nested(ViolationSchema))
 
@@ -135,11 +135,11 @@ class BuildSchema(StrictSchema):
             "card": {"type": "string"}, "end": {"type": "string", "enum": ["low", "high"]}}}]}),
         required=True, validate=validate.Length(min=1, max=MAX_CARDS),
         metadata={"example": ["8h", {"card": "4h", "end": "low"}]})
-    opened = fields.Boolean(load_default=True)
+    opened = Bool(load_default=True)
 
 
 class BuildResponse(Schema):
-    valid = fields.Boolean()
+    valid = Bool()
     meld = fields.Nested(MeldSchema)
     violations = fields.List(fields.Nested(ViolationSchema))
 

@@ -29,6 +29,30 @@ class FastField(fields.Field):
     """A custom field whose ``deserialize`` is cheap enough for the fast path."""
 
 
+class Bool(fields.Boolean):
+    """A JSON boolean: ``true`` or ``false`` only (SPEC §4).
+
+    marshmallow's ``Boolean`` also takes ``"yes"``, ``1``, ``"on"``, ``"false"``…,
+    and even ``truthy={True}`` lets ``1`` in (``1 == True``), so the check is on the type.
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if type(value) is bool:
+            return value
+        raise self.make_error("invalid", input=value)
+
+
+class Int(fields.Integer):
+    """A JSON integer only (SPEC §4): never a string, a float or a boolean."""
+
+    default_error_messages = {"invalid": "Not a valid integer."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if type(value) is int:
+            return value
+        raise self.make_error("invalid", input=value)
+
+
 class FastLoader:
     """Load a body the way ``schema.load`` does, when the body is exactly right.
 
@@ -71,10 +95,10 @@ def _compile(field: fields.Field) -> Check:
     if kind is fields.String:
         def base(v: Any) -> Any:
             return v if type(v) is str else _FAIL
-    elif kind is fields.Boolean:
+    elif kind is Bool:
         def base(v: Any) -> Any:
             return v if type(v) is bool else _FAIL
-    elif kind is fields.Integer:
+    elif kind is Int:
         def base(v: Any) -> Any:
             return v if type(v) is int else _FAIL
     elif kind is fields.Dict and field.key_field is None and field.value_field is None:  # type: ignore[attr-defined]
@@ -139,7 +163,7 @@ def _compile(field: fields.Field) -> Check:
 
 
 def _supported(schema: Schema) -> bool:
-    known = (fields.String, fields.Boolean, fields.Integer, fields.List, fields.Nested)
+    known = (fields.String, Bool, Int, fields.List, fields.Nested)
     for f in schema.load_fields.values():
         if type(f) is fields.Dict and f.key_field is None and f.value_field is None:
             continue

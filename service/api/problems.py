@@ -79,6 +79,7 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "entry-too-large": ("Ledger entry too large", "Regel te groot"),
     "buy-ins-not-allowed": ("Buy-ins not allowed", "Terugkopen niet toegestaan"),
     "buy-ins-closed": ("Buy-ins closed", "Terugkopen gesloten"),
+    "buy-ins-exhausted": ("No buy-ins left", "Geen terugkoop meer over"),
     "player-not-eliminated": ("Player not eliminated", "Speler niet uitgeschakeld"),
     "internal-error": ("Internal error", "Interne fout"),
     "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),

@@ -30,7 +30,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, hot
+from .parsing import Blueprint, Bool, Int, hot
 from .problems import Problem, from_engine
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
@@ -85,15 +85,15 @@ HAND_RECORD_DOC = {
 
 class ScoreLine(Schema):
     id = fields.String()
-    hand_value = fields.Integer()
-    points = fields.Integer()
-    penalty = fields.Integer()
+    hand_value = Int()
+    points = Int()
+    penalty = Int()
 
 
 class ResultSchema(Schema):
     winner = fields.String()
     finish = fields.String(metadata={"enum": ["out", "special"]})
-    special = fields.Boolean()
+    special = Bool()
     scores = fields.List(fields.Nested(ScoreLine))
 
 
@@ -105,16 +105,16 @@ class HandCards(Schema):
 class StateSchema(Schema):
     table = fields.List(fields.Nested(MeldSchema))
     hands = fields.List(fields.Nested(HandCards))
-    stock_count = fields.Integer()
+    stock_count = Int()
     discard_top = fields.String(allow_none=True)
-    discard_count = fields.Integer()
+    discard_count = Int()
     opened = fields.List(fields.String())
-    turn = fields.Integer(metadata={"description": "the turn the state stands before"})
+    turn = Int(metadata={"description": "the turn the state stands before"})
     next_player = fields.String(allow_none=True)
 
 
 class AdjudicationSchema(Schema):
-    legal = fields.Boolean()
+    legal = Bool()
     violations = fields.List(fields.Nested(ViolationSchema),
                              metadata={"description": "the first violation, with turn and play"})
     result = fields.Nested(ResultSchema, allow_none=True)
@@ -126,7 +126,11 @@ class TurnCheckSchema(StrictSchema):
     table = fields.List(card_list(), load_default=list,
                         metadata={"description": "the melds on the table, numbered from 0"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
-    opened = fields.Boolean(load_default=False)
+    opened = Bool(load_default=False)
+    laid_before = Bool(load_default=False, metadata={"description": (
+        "the player built or released in an earlier turn of this hand without opening "
+        "(possible where build_requires_opening is false): going out this turn is then "
+        "\"out\", not special (SPEC §3). Implied by opened.")})
     discard_top = fields.String(load_default=None, allow_none=True)
     turn = fields.Dict(required=True, metadata={**_TURN, "example": {
         "draw": {"from": "stock", "card": "Qs"}, "plays": [{"meld": ["Ks", "Kh", "Kd"]}],
@@ -134,12 +138,12 @@ class TurnCheckSchema(StrictSchema):
 
 
 class TurnCheckResponse(Schema):
-    legal = fields.Boolean()
+    legal = Bool()
     violations = fields.List(fields.Nested(ViolationSchema))
     table = fields.List(fields.Nested(MeldSchema))
     hand = fields.List(fields.String())
-    opened = fields.Boolean()
-    finished = fields.Boolean()
+    opened = Bool()
+    finished = Bool()
     finish = fields.String(allow_none=True, metadata={"enum": ["out", "special", None]})
 
 
@@ -232,7 +236,8 @@ def check_turn(args: dict[str, Any]):
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: ref.parse_turn(args["turn"], "turn"))
-    checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn))
+    checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
+                                                      args["laid_before"]))
     return _json({"legal": checked.legal,
                   "violations": render_violations([checked.violation] if checked.violation else []),
                   "table": [render_meld(x, rules) for x in checked.table],

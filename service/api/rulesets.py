@@ -8,7 +8,7 @@ from marshmallow import Schema, fields
 
 from ..engine.rules import CATALOG, PARAMS, RuleSet
 from .jsonio import dumps
-from .parsing import Blueprint
+from .parsing import Blueprint, Int
 from .problems import Problem
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets",
@@ -18,7 +18,7 @@ blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets",
 class RuleSetSummarySchema(Schema):
     name = fields.String(metadata={"example": "kaluki-51"})
     source = fields.String()
-    players = fields.List(fields.Integer(), metadata={"description": "[min, max]"})
+    players = fields.List(Int(), metadata={"description": "[min, max]"})
     href = fields.String()
 
 

@@ -13,7 +13,10 @@ How a match ends (``match_end``):
   ``elimination_over`` is eliminated and plays no further hands. The match
   ends when one player remains; that player wins. With ``buy_ins`` an
   eliminated player may buy back in, re-entering with the highest penalty of
-  the players still in, but never once only two players remain.
+  the players still in, at most ``buy_ins_max`` times per player, and only
+  while at least ``buy_in_min_players`` players would be at the table counting
+  the one buying in (``kaluki-uk``: once, and 3, so the first player out of a
+  three-player game may come back but head-to-head never allows one).
 * ``hands``: the match ends after ``match_hands`` hands.
 
 Tie rule (goal and hands): most points, then least penalty, then most hands
@@ -43,7 +46,8 @@ from .violations import Violation
 IN_PROGRESS = "in_progress"
 FINISHED = "finished"
 
-CONFIG_KEYS = ("match_end", "goal_points", "elimination_over", "match_hands", "buy_ins")
+CONFIG_KEYS = ("match_end", "goal_points", "elimination_over", "match_hands", "buy_ins",
+               "buy_ins_max", "buy_in_min_players")
 
 
 class MatchError(ValueError):
@@ -63,6 +67,8 @@ class MatchConfig:
     elimination_over: int = 150
     match_hands: int = 10
     buy_ins: bool = False
+    buy_ins_max: int = 1
+    buy_in_min_players: int = 3
 
     def __post_init__(self) -> None:
         # the rule-set parameters' own checks: one definition of what a valid value is
@@ -215,9 +221,13 @@ def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchSt
         raise MatchError("unknown-player", f"{player!r} does not play in this match", 422, "player")
     if not by_player[player].eliminated:
         raise MatchError("player-not-eliminated", f"{player!r} is still in the match")
+    if by_player[player].buy_ins >= config.buy_ins_max:
+        raise MatchError("buy-ins-exhausted", f"{player!r} has used the {config.buy_ins_max} "
+                         f"buy-in(s) a player may make in this match")
     remaining = [s for s in state.standings if not s.eliminated]
-    if len(remaining) <= 2:
-        raise MatchError("buy-ins-closed", "no buy-ins once only two players remain")
+    if len(remaining) + 1 < config.buy_in_min_players:
+        raise MatchError("buy-ins-closed", f"a buy-in needs {config.buy_in_min_players} players at "
+                         f"the table, counting the one buying in; {len(remaining) + 1} would be")
     top = max(s.penalty for s in remaining)
     standings = tuple(replace(s, eliminated=False, penalty=top, buy_ins=s.buy_ins + 1)
                       if s.player == player else s for s in state.standings)

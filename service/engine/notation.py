@@ -66,7 +66,9 @@ def text_to_data(text: str) -> dict[str, Any]:
                 raise _err(n, "write 'turn N PLAYER'")
             turn = {"player": player, "plays": []}
             turns.append(turn)
-        elif word == "draw":
+            continue
+        assert turn is not None  # lines before the first turn are headers (above)
+        if word == "draw":
             if not args or args[0] not in ("stock", "discard") or len(args) > 2:
                 raise _err(n, "write 'draw stock [CARD]' or 'draw discard [CARD]'")
             if "draw" in turn:

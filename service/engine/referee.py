@@ -64,8 +64,12 @@ How a turn is judged, precisely:
   ``final-discard-required``. The last turn of a record may stop before its
   discard: it is a turn in progress and its end-of-turn duties are not yet
   checked.
-* **Special win.** A player who goes out in the turn of their first meld wins
-  ``special`` (Kaluki, Hunt, Kalookie); otherwise ``out``.
+* **Special win.** A player who goes out in the turn of their first meld, having
+  laid nothing before in the hand, wins ``special`` (Kaluki, Hunt, Kalookie); the
+  builds, releases and discard of that same turn still count with it (SPEC §3;
+  S1/S3 "alle kaarten … in een keer"). A player who built or released in an
+  earlier turn (where ``build_requires_opening`` is false) goes ``out``, as does
+  one who goes out by builds alone, with no meld of their own (no first meld).
 """
 
 from __future__ import annotations
@@ -513,7 +517,8 @@ class _Game:
 
     def __init__(self, rules: RuleSet, players: Sequence[str], hands: Sequence[Sequence[Card]],
                  stock: Sequence[Card] | None, pile: Sequence[Card],
-                 table: Sequence[m.Meld] = (), opened: Sequence[str] = ()) -> None:
+                 table: Sequence[m.Meld] = (), opened: Sequence[str] = (),
+                 laid_before: Sequence[str] = ()) -> None:
         self.rules = rules
         self.players = list(players)
         self.hands: dict[str, _Cards] = {p: _Cards(h) for p, h in zip(players, hands, strict=True)}
@@ -521,6 +526,8 @@ class _Game:
         self.pile: list[Card] = list(pile)
         self.opened: set[str] = set(opened)
         self.melded: set[str] = set(opened)
+        # players who laid cards on the table (meld, build or release) in an earlier turn
+        self.laid: set[str] = {*opened, *laid_before}
         self.stock_known = stock is not None
         self.stock_list: list[Card] = list(reversed(stock)) if stock is not None else []
         self.stock_pool = _Cards()
@@ -560,7 +567,8 @@ class _TurnRun:
         self.p = turn.player
         self.hand = game.hands[turn.player]
         self.complete = complete
-        self.first_meld_turn = turn.player not in game.melded
+        # a special win needs nothing laid before this turn (SPEC §3)
+        self.nothing_laid_before = turn.player not in game.laid
         self.opening_points = 0
         self.opening_pending = False
         self.taken: Card | None = None
@@ -715,6 +723,7 @@ class _TurnRun:
             raise self.fail("final-discard-required", j)
 
     def laid(self, cards: Sequence[Card], new: bool) -> None:
+        self.g.laid.add(self.p)
         if self.taken is not None and self.taken in cards:
             self.pickup_laid = True
             self.pickup_in_new = self.pickup_in_new or new
@@ -774,7 +783,7 @@ class _TurnRun:
     def go_out(self) -> None:
         g = self.g
         g.winner = self.p
-        g.finish = "special" if self.first_meld_turn and self.p in g.melded else "out"
+        g.finish = "special" if self.nothing_laid_before and self.p in g.melded else "out"
 
 
 # -- public entry points ---------------------------------------------------------------
@@ -807,16 +816,19 @@ def adjudicate(record: HandRecord) -> Adjudication:
 
 
 def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], opened: bool,
-               discard_top: Card | None, turn: Turn) -> TurnCheck:
+               discard_top: Card | None, turn: Turn, laid_before: bool = False) -> TurnCheck:
     """Rule on one complete turn without a record: ``hand`` is the player's hand before
-    the draw, ``opened`` whether they have opened (laid their first melds) before.
+    the draw, ``opened`` whether they have opened (laid their first melds) before,
+    ``laid_before`` whether they built or released in an earlier turn of this hand
+    without opening (then going out is ``out``, not special: SPEC §3); an opened
+    player has laid before by definition.
     A stock draw must name its card, which must not exceed the deck's copies."""
     player = turn.player or "player"
     turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock)
     check_deck([c for meld in table for c in meld.physical()] + list(hand)
                + ([discard_top] if discard_top else []), rules.decks, rules.jokers)
     g = _Game(rules, [player], [hand], None, [discard_top] if discard_top else [],
-              table, [player] if opened else [])
+              table, [player] if opened else [], [player] if laid_before else [])
     violation = None
     try:
         _TurnRun(g, 0, turn, complete=True).run()

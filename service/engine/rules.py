@@ -143,7 +143,11 @@ PARAMS: tuple[Param, ...] = (
     Param("elimination_over", "int", "elimination: a player whose penalty exceeds this is out",
           minimum=1, maximum=1_000_000),
     Param("match_hands", "int", "hands: number of hands in the match", minimum=1, maximum=10_000),
-    Param("buy_ins", "bool", "an eliminated player may buy back in (while more than two remain)"),
+    Param("buy_ins", "bool", "elimination: an eliminated player may buy back in, re-entering at the "
+          "highest penalty still in the match"),
+    Param("buy_ins_max", "int", "buy-ins allowed per player in a match", minimum=1, maximum=100),
+    Param("buy_in_min_players", "int", "a buy-in needs at least this many players at the table, "
+          "counting the one buying in (3: never head to head)", minimum=2, maximum=100),
 )
 PARAMS_BY_NAME: Mapping[str, Param] = MappingProxyType({p.name: p for p in PARAMS})
 
@@ -190,6 +194,8 @@ class RuleSet:
     elimination_over: int = 150
     match_hands: int = 10
     buy_ins: bool = False
+    buy_ins_max: int = 1
+    buy_in_min_players: int = 3
 
     def __post_init__(self) -> None:
         for p in PARAMS:
@@ -343,7 +349,8 @@ KALUKI_UK = RuleSet(
     special_win="kalookie",
     card_values=CardValues(ace=11, face=10, joker=15),
     scoring="penalty", special_multiplier=2,
-    match_end="elimination", elimination_over=150, buy_ins=True,
+    match_end="elimination", elimination_over=150, buy_ins=True, buy_ins_max=1,
+    buy_in_min_players=3,
 )
 
 KALOOKI_40 = RuleSet(

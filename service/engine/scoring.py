@@ -1,7 +1,9 @@
 """End-of-hand scoring (SPEC §6).
 
-* ``winner_collects`` (S0): the winner gains the sum of the losers' hand values;
-  after a special win each loser also loses ``special_flat`` points.
+* ``winner_collects`` (S0): the winner gains the sum of the losers' hand values
+  (after a special win each value × ``special_multiplier``, 1 in ``kaluki-51``);
+  after a special win each loser also loses ``special_flat`` points, which go to
+  nobody.
 * ``bonus_penalty`` (S1, S3): the winner gains ``out_bonus`` (special:
   ``special_bonus``); each loser's penalty grows by hand value × 1 (special:
   × ``special_multiplier``).
@@ -86,7 +88,10 @@ def score_hand(rules: RuleSet, winner: str, finish: str,
                            f"{len(held[winner])} card(s)", field="players")
     special = finish == "special"
     values = {pid: hand_value(cards, rules) for pid, cards in players}
-    losers_total = sum(v for pid, v in values.items() if pid != winner)
+    # SPEC §6: after a special win the losers' hand values count x special_multiplier
+    # under every mode (winner_collects included; kaluki-51 has 1)
+    multiplier = rules.special_multiplier if special else 1
+    losers_total = sum(v for pid, v in values.items() if pid != winner) * multiplier
     out = []
     for pid in ids:
         v = values[pid]
@@ -98,5 +103,5 @@ def score_hand(rules: RuleSet, winner: str, finish: str,
         elif rules.scoring == "winner_collects":
             out.append(PlayerScore(pid, v, -rules.special_flat if special else 0, 0))
         else:
-            out.append(PlayerScore(pid, v, 0, v * (rules.special_multiplier if special else 1)))
+            out.append(PlayerScore(pid, v, 0, v * multiplier))
     return HandScore(special, tuple(out))

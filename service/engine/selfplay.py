@@ -142,13 +142,15 @@ class Bot:
         if forced is not None:
             for c in forced:
                 hand.remove(c)
-            self.table.append(m.validate(forced, rules).meld)  # type: ignore[arg-type]
+            forced_meld = m.validate(forced, rules).meld
+            assert forced_meld is not None
+            self.table.append(forced_meld)
             plays.append({"meld": [str(c) for c in forced]})
         was_opened = p in self.opened
         # melds
         found = _find_melds(hand, rules, rng)
         if not was_opened:
-            total = sum(m.validate(f, rules).meld.points for f in found)  # type: ignore[union-attr]
+            total = sum(_points(f, rules) for f in found)
             if not found or total < max(rules.opening_min_points, 1) or rng.random() < 0.1:
                 found = []
         laid_melds: list[list[Card]] = []
@@ -163,7 +165,7 @@ class Bot:
             self.table.append(meld)
             plays.append({"meld": [str(c) for c in f]})
         if not was_opened and laid_melds:
-            pts = sum(m.validate(f, rules).meld.points for f in laid_melds)  # type: ignore[union-attr]
+            pts = sum(_points(f, rules) for f in laid_melds)
             if pts < rules.opening_min_points:
                 # could not lay enough while keeping a card: take the turn back
                 for f in laid_melds:
@@ -288,3 +290,10 @@ def play_hand(rules: RuleSet, players: Sequence[str], seed: int, ruleset: Any = 
               max_turns: int = 150) -> dict[str, Any]:
     """One random legal hand as a JSON hand record (stock and starting discard given)."""
     return Bot(rules, players, seed, ruleset, max_turns).play()
+
+
+def _points(cards: list[Card], rules: RuleSet) -> int:
+    """The points of cards the bot found to be a legal meld."""
+    meld = m.validate(cards, rules).meld
+    assert meld is not None
+    return meld.points

@@ -17,9 +17,13 @@ The solver looks at the cards a player holds and answers four questions, never b
   ``optional`` — meld every card. A player who has not opened lays these melds
   as their opening, so they must also reach the threshold (and there must be at
   least one meld); a player who has opened needs no threshold.
-* **Can the player win specially** (Kaluki, Hunt, Kalookie)? The same as going
-  out, with melds that reach the opening threshold whatever ``opened`` says:
-  laying every card in the turn of one's first meld.
+* **Can the player win specially** (Kaluki, Hunt, Kalookie)? Only a player who
+  has not opened: a special win lays every card in the turn of one's first meld
+  (SPEC §3, §5), so it is the same as going out with melds that also reach the
+  opening threshold. A player who has opened (``opened=True``) has made their
+  first meld already: ``can_special`` is false, and going out needs no threshold.
+  With ``opened=False`` going out *is* the first meld, so ``can_go_out`` equals
+  ``can_special``.
 
 Only melds formed from the hand count: building on melds already on the table is
 outside this analysis (the table is not part of the request). A player who has
@@ -108,7 +112,8 @@ rank (sets) or suit (runs), start value (runs))."""
 
 def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Analysis:
     """Analyse a hand exactly under ``rules``; ``opened`` says whether the player has
-    already made their opening (it matters only to :attr:`Analysis.can_go_out`).
+    already made their opening (it decides :attr:`Analysis.can_go_out` and
+    :attr:`Analysis.can_special`, nothing else).
 
     Raises :class:`.cards.ImpossibleCards` when the cards cannot come from one deck.
     """
@@ -196,7 +201,10 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False) -> Anal
     exact_ok = rules.final_discard == "optional" and n >= 1 and exact >= 0
     special = (rules.final_discard == "optional" and n >= 1 and exact >= threshold) or (
         n >= 2 and one_left >= threshold)
-    go_out = (exact_ok or one_left >= 0) if opened else special
+    if opened:  # the first meld is behind them: out needs no threshold, no special is left
+        go_out, special = exact_ok or one_left >= 0, False
+    else:  # going out lays every meld this turn: it is the first meld, so it is special
+        go_out = special
     return Analysis(
         melds=tuple(laid),
         deadwood=tuple(deadwood),

@@ -210,11 +210,51 @@ def test_elimination_and_buy_ins(client):
     r = append(client, mid, token, score("a", a=[], b=["Qs", "Kd"], c=["Qs", "Kd"], d=["3d"]))
     m = r.get_json()["match"]
     assert [s["eliminated"] for s in m["standings"]] == [False, True, True, False]
+    # SPEC §3 buy_ins_max 1: b has had the one buy-in a player may make
     r = client.post(url, json={"player": "b"}, headers=auth(token))
-    assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-closed"
-    r = append(client, mid, token, score("a", a=[], d=["Qs", "Kd"]))
+    assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-exhausted"
+    # SPEC §3 buy_in_min_players 3 counts the one buying in: a, d and c make three
+    r = client.post(url, json={"player": "c"}, headers=auth(token))
+    assert r.status_code == 201, r.get_json()
+    c = r.get_json()["match"]["standings"][2]
+    assert (c["eliminated"], c["penalty"], c["buy_ins"]) == (False, 6, 1)
+    r = append(client, mid, token, score("a", a=[], c=["Qs", "Kd"], d=["Qs", "Kd"]))
     m = r.get_json()["match"]
     assert (m["status"], m["winner"]) == ("finished", "a")
+
+
+def test_three_player_uk_first_out_buys_back_in_once(client):
+    """SPEC §3 (kaluki-uk: buy_ins_max 1, buy_in_min_players 3): in a three-player
+    match the first player over 150 buys back in at the highest remaining penalty;
+    a second buy-in by the same player is 409."""
+    mid, token, _ = create(client, ruleset="kaluki-uk", players=("a", "b", "c"))
+    url = f"/v1/matches/{mid}/buy-ins"
+    over_150 = ["Ks", "Kd", "Kh", "Qs", "Qd", "Qh", "Js", "Jd", "Jh", "Ts", "Td", "Th",
+                "9s", "9d", "9h", "8s"]  # 10*12 + 27 + 8 = 155
+    r = append(client, mid, token, score("a", a=[], b=over_150, c=["Qs", "Kd", "4c"]))
+    m = r.get_json()["match"]
+    assert [s["eliminated"] for s in m["standings"]] == [False, True, False]
+    r = client.post(url, json={"player": "b"}, headers=auth(token))
+    assert r.status_code == 201, r.get_json()
+    b = r.get_json()["match"]["standings"][1]
+    assert (b["eliminated"], b["penalty"], b["buy_ins"]) == (False, 24, 1)
+    r = append(client, mid, token, score("c", a=["2c"], b=over_150, c=[]))
+    assert [s["eliminated"] for s in r.get_json()["match"]["standings"]] == [False, True, False]
+    r = client.post(url, json={"player": "b"}, headers=auth(token))
+    assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-exhausted"
+
+
+def test_buy_in_never_head_to_head(client):
+    """SPEC §3 buy_in_min_players 3: with only two at the table counting the one
+    buying in, no buy-in (here: a four-player match down to one player in would
+    have ended; an override of buy_in_min_players 4 closes it at two in)."""
+    mid, token, _ = create(client, ruleset="kaluki-uk", players=("a", "b", "c", "d"),
+                           elimination_over=20, buy_in_min_players=4)
+    url = f"/v1/matches/{mid}/buy-ins"
+    append(client, mid, token, score("a", a=[], b=["Qs", "Kd", "5h"], c=["Qs", "Kd", "5h"],
+                                     d=["3d"]))
+    r = client.post(url, json={"player": "b"}, headers=auth(token))
+    assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-closed"
 
 
 def test_buy_ins_not_allowed(client):

@@ -36,7 +36,9 @@ BODIES = {**VALID_BODIES, "/v1/turns/check": {
              "discard": "9s"}}}
 
 leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.sampled_from(
-    ["kaluki-51", "Ah", "JK", "set", "run", "low", "out", "special", "a", "", "10h"]))
+    ["kaluki-51", "Ah", "JK", "set", "run", "low", "out", "special", "a", "", "10h",
+     # SPEC §4 type confusions: strings and numbers where a boolean or integer belongs
+     "yes", "no", "on", "true", "false", "1", "0", 1.0, 0.0, 2.5]))
 values = st.recursive(leaf, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
     st.sampled_from(["card", "end", "cards", "kind", "id", "base", "overrides", "x"]), inner,
     max_size=3), max_leaves=10)
@@ -67,9 +69,61 @@ def test_fast_path_agrees_with_marshmallow(path: str, data: st.DataObject) -> No
     except ValidationError:
         assert fast is None
         return
-    assert fast is None or fast == slow
+    # with strict types (SPEC §4) the fast loader steps aside exactly when marshmallow refuses
+    assert fast == slow
 
 
+BOOL_FIELDS = [("/v1/melds/build", "opened"), ("/v1/jokers/release", "opened"),
+               ("/v1/hands/analyze", "opened"), ("/v1/turns/check", "opened"),
+               ("/v1/turns/check", "laid_before")]
+
+
+@pytest.mark.parametrize("path,name", BOOL_FIELDS)
+@pytest.mark.parametrize("value", ["yes", 1, 0, "on", "false", "true", 1.0, None, [], {}])
+def test_booleans_take_only_true_or_false(path: str, name: str, value: Any) -> None:
+    """SPEC §4: a boolean is true or false, never "yes", 1, 0, "on" or "false"; the same
+    422 on the fast and the full path."""
+    body = {**BODIES[path], name: value}
+    assert FastLoader(SCHEMAS[path]).load(body) is None
+    with pytest.raises(ValidationError):
+        SCHEMAS[path].load(body)
+    for app in (FAST, SLOW):
+        r = app.test_client().post(path, json=body)
+        assert r.status_code == 422 and r.get_json()["code"] == "validation-error", r.get_json()
+        assert name in r.get_json()["errors"]
+    assert FAST.test_client().post(path, json={**BODIES[path], name: True}).status_code == 200
+
+
+def test_every_request_field_is_strictly_typed() -> None:
+    """SPEC §4 for every body schema of the service: no permissive Boolean or Integer
+    (query-string arguments, which arrive as text, are the one exception)."""
+    from marshmallow import Schema
+    from marshmallow import fields as mf
+
+    from service.api import matches
+    from service.api.parsing import Bool, Int
+
+    query = {matches.PageArgs}
+    schemas = [c for c in _subclasses(Schema) if c.__module__.startswith("service.api")
+               and c not in query]
+    seen = 0
+    for cls in schemas:
+        for f in cls().fields.values():
+            for x in (f, getattr(f, "inner", None)):
+                if isinstance(x, mf.Boolean):
+                    seen += 1
+                    assert type(x) is Bool, (cls.__name__, f.name)
+                if isinstance(x, mf.Integer):
+                    seen += 1
+                    assert type(x) is Int, (cls.__name__, f.name)
+    assert len(schemas) > 20 and seen > 30
+
+
+def _subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
 FAST = create_app({"TESTING_NO_METRICS": True})
 SLOW = create_app({"TESTING_NO_METRICS": True, "FAST_VIEWS": False})
 

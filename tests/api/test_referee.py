@@ -112,6 +112,23 @@ def test_check_turn(client) -> None:
     assert got["hand"] == ["3d", "4d", "5s", "6s", "7s"]
 
 
+@pytest.mark.parametrize("laid_before, finish", [(None, "special"), (False, "special"),
+                                                 (True, "out")])
+def test_check_turn_laid_before(client, laid_before, finish) -> None:
+    """SPEC §3: laying every card in one turn is special only with nothing laid
+    before; ``laid_before`` (default false) says the player built or released earlier."""
+    body = {"ruleset": "kaluki-hunt", "table": [["2c", "3c", "4c", "5c"]],
+            "hand": ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s"],
+            "turn": {"draw": {"from": "stock", "card": "8d"},
+                     "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc"]},
+                               {"meld": ["2d", "3d", "4d"]}, {"meld": ["5s", "6s", "7s"]}],
+                     "discard": "8d"}}
+    if laid_before is not None:
+        body["laid_before"] = laid_before
+    got = client.post("/v1/turns/check", json=body).get_json()
+    assert (got["legal"], got["finished"], got["finish"]) == (True, True, finish)
+
+
 @pytest.mark.parametrize("body, code", [
     ({"ruleset": "kaluki-51", "hand": ["Kh"], "turn": {"draw": {"from": "stock"}}}, "missing-card"),
     ({"ruleset": "kaluki-51", "hand": ["Kz"], "turn": {}}, "invalid-card"),

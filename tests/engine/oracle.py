@@ -137,4 +137,4 @@ def judge(hand: Sequence[Card], rules: RuleSet, opened: bool, exhaustive: bool =
     return Verdict(
         deadwood_value=best[0], melded_count=-best[1], points=-best[2],
         opening_points=max(most, 0), can_open=most >= threshold,
-        can_go_out=go_out if opened else special, can_special=special)
+        can_go_out=go_out if opened else special, can_special=special and not opened)

@@ -344,3 +344,134 @@ def test_score_impossible_cards() -> None:
 def test_table_has_a_hundred_rulings() -> None:
     total = len(VALIDATE) + len(OPENING) + len(BUILD) + len(RELEASE) + len(SCORE) + len(SCORE_ERRORS)
     assert total >= 100
+
+
+# -- this turn's corrections (SPEC §3, §4, §5, §6) --------------------------------------
+
+def test_analyze_opened_has_no_special_left() -> None:
+    """SPEC §5: with ``opened`` true the first meld is behind the player, so
+    ``can_special`` is false and going out needs no threshold; with ``opened`` false
+    going out lays the opening, so ``can_go_out`` needs the threshold and equals
+    ``can_special``."""
+    from service.engine.solver import analyze
+
+    hand = parse_cards(["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "Qc", "2d"])  # melds all but 2d: 30 + 39 = 69
+    for name in (K51, HUNT, UK, K40):
+        fresh = analyze(hand, resolve(name), opened=False)
+        done = analyze(hand, resolve(name), opened=True)
+        assert (fresh.can_go_out, fresh.can_special) == (True, True), name
+        assert (done.can_go_out, done.can_special) == (True, False), name
+    low = parse_cards(["2c", "3c", "4c", "2d", "2h", "2s", "5h"])  # 9 + 6 = 15 points: under 40
+    fresh, done = (analyze(low, resolve(K40), opened=o) for o in (False, True))
+    assert (fresh.can_go_out, fresh.can_special) == (False, False)
+    assert (done.can_go_out, done.can_special) == (True, False)
+
+
+def _hunt_turn(laid_before: bool, opened: bool = False):
+    from service.engine.referee import check_turn, parse_turn
+
+    turn = parse_turn({"player": "ann", "draw": {"from": "stock", "card": "8d"},
+                       "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc"]},
+                                 {"meld": ["2d", "3d", "4d"]}, {"meld": ["5s", "6s", "7s"]}],
+                       "discard": "8d"}, "turn")
+    hand = parse_cards(["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s"])
+    table = [m.validate(["2c", "3c", "4c", "5c"], resolve(HUNT)).meld]
+    return check_turn(resolve(HUNT), table, hand, opened, None, turn, laid_before=laid_before)
+
+
+def test_special_needs_nothing_laid_before() -> None:
+    """SPEC §3, S1/S3 "alle kaarten … in een keer": a player who built or released in
+    an earlier turn (kaluki-hunt builds before opening) and then lays every other card
+    in one turn goes out, not special; with nothing laid before it is a Hunt. The
+    records 066 (earlier build, then out) and 067 (build in the winning turn, still
+    special) cover the same in whole hands."""
+    assert _hunt_turn(laid_before=False).finish == "special"
+    assert _hunt_turn(laid_before=True).finish == "out"
+    assert _hunt_turn(laid_before=False, opened=True).finish == "out"
+
+
+def test_winner_collects_multiplies_after_a_special_win() -> None:
+    """SPEC §6 winner_collects: after a special win the winner collects the losers'
+    hand values x special_multiplier (1 in kaluki-51; an override of 2 doubles it),
+    and each loser also loses special_flat."""
+    hands = [("ann", []), ("bob", parse_cards(["Qs", "4d"])), ("cy", parse_cards(["JK", "2c"]))]
+    base = score_hand(resolve(K51), "ann", "special", hands)
+    assert [(s.points, s.penalty) for s in base.scores] == [(41, 0), (-25, 0), (-25, 0)]
+    doubled = score_hand(resolve(over(K51, special_multiplier=2)), "ann", "special", hands)
+    assert [(s.points, s.penalty) for s in doubled.scores] == [(82, 0), (-25, 0), (-25, 0)]
+    out = score_hand(resolve(over(K51, special_multiplier=2)), "ann", "out", hands)
+    assert [s.points for s in out.scores] == [41, 0, 0]  # only after a special win
+
+
+@pytest.mark.parametrize("value", ["yes", 1, 0, "on", "false", "true", None, 1.0])
+def test_rule_parameters_take_only_their_json_type(value: Any) -> None:
+    """SPEC §4: a boolean is true or false, an integer never a string or a boolean."""
+    from service.engine.rules import InvalidParameter
+
+    with pytest.raises(InvalidParameter):
+        resolve(over(HUNT, set_distinct_suits=value))
+    if not isinstance(value, int) or isinstance(value, bool):  # 1 and 0 are integers
+        with pytest.raises(InvalidParameter):
+            resolve(over(HUNT, run_min=value if value is not None else "3"))
+    with pytest.raises(InvalidParameter):
+        resolve(over(HUNT, run_min=True))
+
+
+def test_buy_ins_as_independent_implementations_read_them() -> None:
+    """SPEC §3 buy_ins_max and buy_in_min_players (kaluki-uk: 1 and 3, counting the
+    player buying in): the first player out of a three-player game may buy back in at
+    the highest remaining penalty, once; head to head never allows one."""
+    from service.engine.match import MatchConfig, MatchError, apply_buy_in, apply_hand, new_state
+
+    uk = resolve(UK)
+    assert (uk.buy_ins, uk.buy_ins_max, uk.buy_in_min_players) == (True, 1, 3)
+    cfg = MatchConfig.from_rules(uk)
+    s = apply_hand(new_state(["a", "b", "c"]), cfg, "a", [("a", 0, 0), ("b", 0, 155), ("c", 0, 24)])
+    s = apply_buy_in(s, cfg, "b")
+    assert (s.standings[1].eliminated, s.standings[1].penalty) == (False, 24)
+    s = apply_hand(s, cfg, "c", [("a", 0, 2), ("b", 0, 155), ("c", 0, 0)])
+    with pytest.raises(MatchError) as err:
+        apply_buy_in(s, cfg, "b")
+    assert err.value.code == "buy-ins-exhausted"
+    two = MatchConfig.from_rules(uk, {"buy_ins_max": 5})
+    s = apply_hand(new_state(["a", "b", "c", "d"]), two, "a",
+                   [("a", 0, 0), ("b", 0, 151), ("c", 0, 151), ("d", 0, 9)])
+    s = apply_buy_in(s, two, "b")  # a, d and b: three at the table
+    assert s.active == ["a", "b", "d"]
+    s = apply_hand(s, two, "a", [("a", 0, 0), ("b", 0, 200), ("d", 0, 200)])
+    assert s.status == "finished"  # one left: the match is over before any head-to-head buy-in
+    closed = MatchConfig.from_rules(uk, {"buy_in_min_players": 4})
+    s = apply_hand(new_state(["a", "b", "c"]), closed, "a", [("a", 0, 0), ("b", 0, 155), ("c", 0, 2)])
+    with pytest.raises(MatchError) as err:
+        apply_buy_in(s, closed, "b")
+    assert err.value.code == "buy-ins-closed"
+
+
+def test_release_with_more_naturals_than_jokers() -> None:
+    """README "Rulings SPEC.md leaves open": a release lays one natural per joker it
+    frees. Under one_missing (S0, kaluki-51) ``["7h", "7s"]`` on ``7c 7d JK`` is
+    refused (joker-not-releasable): 7h frees the joker, 7s is a build, a separate play.
+    Under all_missing (S1) the same two naturals are exactly the missing suits and
+    free the joker together."""
+    table = m.validate(["7c", "7d", "JK"], resolve(K51)).meld
+    r = m.release(table, parse_cards(["7h", "7s"]), resolve(K51))
+    assert (r.legal, [v.code for v in r.violations]) == (False, ["joker-not-releasable"])
+    assert m.release(table, parse_cards(["7h"]), resolve(K51)).released == 1
+    hunt = m.validate(["7c", "7d", "JK"], resolve(HUNT)).meld
+    r = m.release(hunt, parse_cards(["7h", "7s"]), resolve(HUNT))
+    assert (r.legal, r.released, [str(c) for c in r.meld.cards]) == (True, 1, ["7c", "7d", "7h", "7s"])
+
+
+def test_out_by_builds_alone_is_out() -> None:
+    """README "Rulings SPEC.md leaves open": going out by builds alone, with no meld of
+    one's own, is ``out``, never special: a special win is the turn of one's first
+    meld (SPEC §3), and there is none."""
+    from service.engine.referee import check_turn, parse_turn
+
+    rules = resolve(HUNT)
+    table = [m.validate(["2c", "3c", "4c"], rules).meld]
+    turn = parse_turn({"player": "ann", "draw": {"from": "stock", "card": "6c"},
+                       "plays": [{"build": {"meld": 0, "cards": ["5c", "6c"]}}],
+                       "discard": "9h"}, "turn")
+    checked = check_turn(rules, table, parse_cards(["5c", "9h"]), False, None, turn)
+    assert (checked.legal, checked.finish) == (True, "out")

@@ -93,6 +93,26 @@ def test_agrees_with_the_referee_property(rules: RuleSet, seed: int, size: int, 
     agree(dense_hand(rng, size, min(jokers, size)), rules, opened)
 
 
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=st.sampled_from(RULESETS + VARIANTS), seed=st.integers(0, 2**32),
+       size=st.integers(1, 10), jokers=st.integers(0, 2))
+def test_opened_means_no_special_and_no_threshold(rules: RuleSet, seed: int, size: int,
+                                                  jokers: int) -> None:
+    """SPEC §5: a player who has opened has made their first meld, so no special win
+    is left (can_special false) and going out needs no threshold; one who has not
+    opened goes out only by laying an opening, so can_go_out equals can_special.
+    The oracle agrees on every field for both values of ``opened``."""
+    hand = dense_hand(random.Random(seed), size, min(jokers, size))
+    opened = agree(hand, rules, opened=True)
+    assert opened.can_special is False
+    free = RuleSet(**{**{f: getattr(rules, f) for f in rules.__dataclass_fields__},
+                      "opening_min_points": 0})
+    assert analyze(hand, free, opened=True).can_go_out is opened.can_go_out
+    fresh = agree(hand, rules, opened=False)
+    assert fresh.can_go_out is fresh.can_special
+    assert not fresh.can_go_out or opened.can_go_out  # a first meld that goes out would do later too
+
+
 # -- hand-made hard cases ----------------------------------------------------------------------
 
 HUNT, K51, UK, K40 = (CATALOG[n] for n in ("kaluki-hunt", "kaluki-51", "kaluki-uk", "kalooki-40"))

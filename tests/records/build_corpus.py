@@ -443,6 +443,51 @@ for args in MELD_FAULTS:
     meld_fault(*args)
 
 
+# -- SPEC §3: a special win needs nothing laid before ------------------------------------
+HUNT_BOB_MELDS = f"""ruleset kaluki-hunt
+players ann bob
+deal ann Kh Ks Kd 9c Tc Jc 2d 3d 4d 5s 6s 7s 8h
+deal bob {L}
+turn 0 ann
+  draw stock 9h
+  discard 9h
+turn 1 bob
+  draw stock 5h
+  meld 2c 3c 4c
+  discard 5h
+"""  # bob keeps 5c 6c 7c 8c 9d Td Jd Qd Ad Ac: value 87
+
+case("hunt-built-before-then-out", "S1", "a special win needs nothing laid before (SPEC §3, S1/S3 "
+     "'alle kaarten ... in een keer'): a build in an earlier turn, then every other card in one "
+     "turn, is going out: 20 points, losers' hand value x1",
+     HUNT_BOB_MELDS + """turn 2 ann        # a build before her first meld (S1: building needs no opening)
+  draw stock 5c
+  build 0 5c
+  discard 8h
+turn 3 bob
+  draw stock 9h
+  discard 9h
+turn 4 ann        # every other card in one turn, but she laid a card before: out, not a Hunt
+  draw stock 8d
+  meld Kh Ks Kd
+  meld 9c Tc Jc
+  meld 2d 3d 4d
+  meld 5s 6s 7s
+  discard 8d
+""", win("ann", "out", scores(("ann", 0, 20, 0), ("bob", 87, 0, 87))))
+case("hunt-build-in-winning-turn", "S1", "builds in the winning turn itself still count with "
+     "the special win (SPEC §3): Hunt 40, losers pay double",
+     HUNT_BOB_MELDS + """turn 2 ann        # the build is in the winning turn itself: still a Hunt
+  draw stock 5c
+  meld Kh Ks Kd
+  meld 9c Tc Jc
+  meld 2d 3d 4d
+  meld 5s 6s 7s
+  build 0 5c
+  discard 8h
+""", win("ann", "special", scores(("ann", 0, 40, 0), ("bob", 87, 0, 174))))
+
+
 def main() -> None:
     import sys
     sys.path.insert(0, str(HERE.parent.parent))

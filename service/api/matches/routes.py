@@ -59,6 +59,7 @@ STATUS: dict[str, int] = {
     "precondition-failed": 412,
     "match-exists": 409, "match-full": 409, "match-finished": 409,
     "buy-ins-not-allowed": 409, "player-not-eliminated": 409, "buy-ins-closed": 409,
+    "buy-ins-exhausted": 409,
     "entry-too-large": 413,
     "idempotency-key-reused": 422, "signature-invalid": 422, "chain-broken": 422,
     "rescore-mismatch": 422, "invalid-entry": 422, "illegal-record": 422,
@@ -240,7 +241,8 @@ _PROBLEM_DOCS = {
     403: "Wrong token (`token-invalid`).",
     404: "No such match (`match-not-found`): it may have expired; import its export.",
     409: "Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, "
-         "`player-not-eliminated`, `buy-ins-closed`, `match-full` (LEDGER_MAX_HANDS entries), "
+         "`player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-full` "
+         "(LEDGER_MAX_HANDS entries), "
          "`match-exists` (an import into a live id).",
     412: "Stale If-Match (`precondition-failed`).",
     413: "The entry would exceed LEDGER_MAX_ENTRY_BYTES (`entry-too-large`), or the body "

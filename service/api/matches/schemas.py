@@ -11,6 +11,7 @@ from ...engine.rules import MATCH_END_MODES
 from ...ledger.service import EXPORT_FORMAT
 from ..common import StrictSchema, ruleset_field
 from ..hands import PlayerScoreSchema, ScoreSchema
+from ..parsing import Bool, Int
 
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 MAX_PAGE = 200
@@ -22,10 +23,12 @@ def _player_id() -> fields.String:
 
 class MatchEndFields(StrictSchema):
     match_end = fields.String(validate=validate.OneOf(MATCH_END_MODES))
-    goal_points = fields.Integer(strict=True, validate=validate.Range(1, 1_000_000))
-    elimination_over = fields.Integer(strict=True, validate=validate.Range(1, 1_000_000))
-    match_hands = fields.Integer(strict=True, validate=validate.Range(1, 10_000))
-    buy_ins = fields.Boolean(truthy={True}, falsy={False})
+    goal_points = Int(validate=validate.Range(1, 1_000_000))
+    elimination_over = Int(validate=validate.Range(1, 1_000_000))
+    match_hands = Int(validate=validate.Range(1, 10_000))
+    buy_ins = Bool()
+    buy_ins_max = Int(validate=validate.Range(1, 100))
+    buy_in_min_players = Int(validate=validate.Range(2, 100))
 
 
 class CreateMatchSchema(MatchEndFields):
@@ -61,30 +64,30 @@ class BuyInSchema(StrictSchema):
 
 class PageArgs(Schema):
     cursor = fields.String(metadata={"description": "opaque; from next_cursor"})
-    limit = fields.Integer(load_default=50, validate=validate.Range(1, MAX_PAGE))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, MAX_PAGE))  # a query string
 
 
 class StandingSchema(Schema):
     player = fields.String()
-    points = fields.Integer()
-    penalty = fields.Integer()
-    eliminated = fields.Boolean()
-    hands_won = fields.Integer()
-    buy_ins = fields.Integer()
+    points = Int()
+    penalty = Int()
+    eliminated = Bool()
+    hands_won = Int()
+    buy_ins = Int()
 
 
 class MatchSchema(Schema):
     id = fields.String()
     ruleset = fields.Raw()
     match_end = fields.Dict(metadata={"description": "match_end, goal_points, elimination_over, "
-                                                     "match_hands, buy_ins in force"})
+                                                     "match_hands, buy_ins, buy_ins_max, buy_in_min_players in force"})
     players = fields.List(fields.String())
-    hands_played = fields.Integer()
+    hands_played = Int()
     status = fields.String(metadata={"enum": ["in_progress", "finished"]})
     winner = fields.String(allow_none=True)
     co_winners = fields.List(fields.String(), metadata={"description": "a shared win"})
     standings = fields.List(fields.Nested(StandingSchema))
-    version = fields.Integer()
+    version = Int()
     head = fields.String()
     created = fields.String()
 
@@ -96,7 +99,7 @@ class CreatedSchema(Schema):
 
 
 class EntrySchema(Schema):
-    seq = fields.Integer()
+    seq = Int()
     type = fields.String(metadata={"enum": ["hand", "buy-in"]})
     hash = fields.String()
 
@@ -105,10 +108,10 @@ class EntrySchema(Schema):
 
 
 class AppendedSchema(Schema):
-    seq = fields.Integer()
-    hand = fields.Integer(metadata={"description": "1-based hand number"})
+    seq = Int()
+    hand = Int(metadata={"description": "1-based hand number"})
     hash = fields.String()
-    special = fields.Boolean()
+    special = Bool()
     scores = fields.List(fields.Nested(PlayerScoreSchema))
     match = fields.Nested(MatchSchema)
 
@@ -121,7 +124,7 @@ class PageSchema(Schema):
 class AnsweredKeySchema(Schema):
     key = fields.String()
     fingerprint = fields.String(metadata={"description": "SHA-256 of the request"})
-    seq = fields.Integer(metadata={"description": "the entry the key appended"})
+    seq = Int(metadata={"description": "the entry the key appended"})
 
 
 class ExportSchema(Schema):
@@ -134,7 +137,7 @@ class ExportSchema(Schema):
     token_sha256 = fields.String()
     entries = fields.List(fields.Nested(EntrySchema))
     head = fields.String()
-    version = fields.Integer()
+    version = Int()
     standings = fields.List(fields.Nested(StandingSchema))
     idempotency = fields.List(fields.Nested(AnsweredKeySchema), metadata={
         "description": "the Idempotency-Keys the match answered, restored by an import so "
@@ -158,10 +161,10 @@ class ImportSchema(StrictSchema):
     token_sha256 = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"))
     entries = fields.List(fields.Dict(), required=True, validate=validate.Length(max=100_000))
     head = fields.String(required=True)
-    version = fields.Integer(load_default=None)
+    version = Int(load_default=None)
     # what the exporter saw; checked against the re-score when present
     standings = fields.List(fields.Dict(), load_default=None)
-    hands_played = fields.Integer(load_default=None)
+    hands_played = Int(load_default=None)
     status = fields.String(load_default=None)
     winner = fields.String(load_default=None, allow_none=True)
     idempotency = fields.List(fields.Dict(), load_default=list, validate=validate.Length(

@@ -59,7 +59,8 @@ def test_elimination_and_last_one_standing():
 
 def test_buy_in_rules():
     """pagat (kaluki-uk): an eliminated player may buy back in at the highest remaining
-    score, never once only two players remain; SPEC §3 buy_ins."""
+    score; SPEC §3 buy_ins, buy_ins_max (per player), buy_in_min_players (counting the
+    one buying in)."""
     cfg = MatchConfig("elimination", elimination_over=20, buy_ins=True)
     s = new_state(["a", "b", "c", "d"])
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 12), ("d", 0, 7)])
@@ -75,8 +76,17 @@ def test_buy_in_rules():
     assert (b.eliminated, b.penalty, b.buy_ins) == (False, 12, 1)  # highest remaining penalty
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 30), ("d", 0, 0)])
     assert s.active == ["a", "d"]
-    with pytest.raises(MatchError) as e:  # two remain: no more buy-ins
+    with pytest.raises(MatchError) as e:  # SPEC §3 buy_ins_max 1: b has had the one
         apply_buy_in(s, cfg, "b")
+    assert e.value.code == "buy-ins-exhausted"
+    # SPEC §3 buy_in_min_players 3 counts the one buying in: a, d and c make three
+    s2 = apply_buy_in(s, cfg, "c")
+    assert s2.active == ["a", "c", "d"] and s2.standings[2].penalty == 7  # d's
+    twice = MatchConfig("elimination", elimination_over=20, buy_ins=True, buy_ins_max=2)
+    assert apply_buy_in(s, twice, "b").standings[1].buy_ins == 2
+    closed = MatchConfig("elimination", elimination_over=20, buy_ins=True, buy_in_min_players=4)
+    with pytest.raises(MatchError) as e:  # a, d and c make three, four needed
+        apply_buy_in(s, closed, "c")
     assert e.value.code == "buy-ins-closed"
     with pytest.raises(MatchError) as e:
         apply_buy_in(s, MatchConfig("elimination", elimination_over=20), "b")
