@@ -150,7 +150,15 @@ class _Holder:
         durable, why = self.durability()
         if not durable:
             return False, why
-        return True, f"{detail}; {why}" if why else detail
+        notes = [n for n in (why, self._key_note()) if n]
+        return True, "; ".join([detail, *notes])
+
+    def _key_note(self) -> str:
+        """A deployment on its own Redis without LEDGER_SIGNING_KEY keeps the key there."""
+        if _setting(self.config, "LEDGER_SIGNING_KEY") or \
+                not _setting(self.config, "LEDGER_REDIS_URL", env="REDIS_URL"):
+            return ""
+        return "signing key: redis (set LEDGER_SIGNING_KEY in production)"
 
     def signing_key(self) -> tuple[bytes, str]:
         """The export signing key and where it comes from (env, file or redis)."""
@@ -211,11 +219,11 @@ def limits(config: Any) -> Limits:
 
 def get_service(app: Any) -> LedgerService:
     """The ledger service on the app's store (its signing key read on first use)."""
-    holder = app.extensions.get("kaluki_ledger")
+    holder: _Holder | None = app.extensions.get("kaluki_ledger")
     if holder is None:
         raise LedgerUnavailable("no ledger store configured")
     store = holder.get()
-    cached = app.extensions.get("kaluki_ledger_service")
+    cached: LedgerService | None = app.extensions.get("kaluki_ledger_service")
     if cached is None or cached.store is not store:
         cached = LedgerService(store, limits(app.config), holder.signing_key)
         app.extensions["kaluki_ledger_service"] = cached

@@ -12,7 +12,7 @@ Where the key comes from, first match wins:
    Redis shares it. It is exactly as durable as the ledgers (the durability check
    of ``/readyz`` covers it), but a Redis replaced by an empty one takes the key
    with it and every export kept by clients stops verifying: ``/readyz`` says
-   ``signing key: redis`` so operators see it, and production sets the variable.
+   ``signing key: redis (set LEDGER_SIGNING_KEY in production)`` so operators see it, and production sets the variable.
 
 What is signed: the canonical JSON (keys sorted, no whitespace, UTF-8) of the
 export without ``signature`` and ``entries``. The entries are bound by ``head``

@@ -334,6 +334,13 @@ def test_export_needs_the_token(client):
     assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
 
 
+def test_entry_seq_beyond_any_ledger_is_404(client):
+    mid, _, _ = create(client)
+    for seq in (0, 2 ** 63, 10 ** 30):
+        r = client.get(f"/v1/matches/{mid}/hands/{seq}")
+        assert r.status_code == 404 and r.get_json()["code"] == "entry-not-found"
+
+
 def test_delete(client):
     mid, token, _ = create(client)
     assert client.delete(f"/v1/matches/{mid}").status_code == 401

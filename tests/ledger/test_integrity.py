@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 import redis
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.app import create_app
 from service.engine.rules import CATALOG
@@ -21,6 +23,7 @@ from service.ledger.service import Limits
 from service.ledger.store import keys, tomb_key
 from tests.ledger.backends import (  # noqa: F401
     SIGNING_KEY,
+    Tracker,
     app,
     embedded_url,
     redis_url,
@@ -308,10 +311,51 @@ def test_redis_key_is_shared_by_instances(embedded_url):  # noqa: F811
     r = redis.Redis.from_url(embedded_url)
     assert r.get(signing.REDIS_KEY) is None  # the tests' apps use LEDGER_SIGNING_KEY
     try:
-        apps = [create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": embedded_url})
-                for _ in range(2)]
+        apps = [create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": embedded_url,
+                            "ALLOW_VOLATILE_REDIS": True}) for _ in range(2)]
         found = [a.extensions["kaluki_ledger"].signing_key() for a in apps]
         assert found[0] == found[1] and found[0][1] == "redis"
         assert r.get(signing.REDIS_KEY) == found[0][0]
+        ready = apps[0].test_client().get("/readyz").get_json()["redis"]
+        assert "signing key: redis (set LEDGER_SIGNING_KEY in production)" in ready
     finally:
         r.delete(signing.REDIS_KEY)
+
+
+# -- a property: a restore changes nothing a client can see --------------------------------
+
+CARDS = ["Qs", "4d", "JK", "As", "9h", "2c", "Kd"]
+
+
+@settings(max_examples=12)
+@given(hands=st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(CARDS), min_size=1,
+                                                        max_size=4, unique=True)),
+                      min_size=0, max_size=6))
+def test_restore_is_invisible(embedded_url, hands):  # noqa: F811
+    """Any ledger of scored hands: after export, delete and import, the match reads the
+    same, its export is the same, and every key answered before replays its first answer."""
+    ids = Tracker(embedded_url)
+    try:
+        client = make_client(embedded_url, ids)
+        mid, token = create(client)
+        answers = {}
+        for i, (kim_wins, cards) in enumerate(hands):
+            winner, loser = ("kim", "lou") if kim_wins else ("lou", "kim")
+            body = {"score": {"winner": winner, "finish": "out", "players": [
+                {"id": winner, "cards": []}, {"id": loser, "cards": cards}]}}
+            r = append(client, mid, token, body, key=f"k{i}")
+            assert r.status_code == 201, r.get_json()
+            answers[f"k{i}"] = (body, r.data)
+        before = client.get(f"/v1/matches/{mid}").get_json()
+        ex = export(client, mid, token)
+        assert client.delete(f"/v1/matches/{mid}", headers=bearer(token)).status_code == 204
+        r = client.post("/v1/matches/import", json=ex, headers=bearer(token))
+        assert r.status_code == 201, r.get_json()
+        assert client.get(f"/v1/matches/{mid}").get_json() == before
+        assert export(client, mid, token) == ex
+        for key, (body, data) in answers.items():
+            again = append(client, mid, token, body, key=key)
+            assert again.status_code == 201 and again.data == data
+        assert client.get(f"/v1/matches/{mid}").get_json()["version"] == len(hands)
+    finally:
+        ids.cleanup()
