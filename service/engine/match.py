@@ -297,7 +297,7 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
                              exc) from None
         return ScoredHand(body["winner"], body["finish"], score)
     try:
-        record = referee.parse_record({"ruleset": ruleset, **body})
+        record = referee.parse_record({**body, "ruleset": ruleset})  # the match's rule set, always
     except referee.RecordError as exc:
         raise EntryError(exc.code, str(exc), at(exc.field), exc) from None
     except ValueError as exc:  # a card or rule-set error, with the field it was read at
