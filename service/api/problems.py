@@ -72,7 +72,6 @@ TITLES: Mapping[str, tuple[str, str]] = {
     "hand-players": ("Players do not fit the match", "Spelers passen niet bij de wedstrijd"),
     "invalid-hand": ("Invalid hand", "Ongeldige hand"),
     "illegal-record": ("Illegal hand record", "Onreglementair handverslag"),
-    "records-unsupported": ("Hand records unsupported", "Handverslagen niet ondersteund"),
     "record-unfinished": ("Hand record unfinished", "Handverslag niet afgelopen"),
     "signature-invalid": ("Export signature invalid", "Handtekening van de export ongeldig"),
     "match-full": ("Match full", "Wedstrijd vol"),
