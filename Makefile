@@ -39,6 +39,12 @@ lint: install
 openapi: install
 	$(BIN)/python -m service.api.openapi_dump > openapi/openapi.json
 
+# The TypeScript SDK's types, regenerated from openapi/openapi.json (node >= 20 and npm;
+# npm ci from the committed lockfile the first time).
+.PHONY: sdk
+sdk:
+	cd clients/typescript && { test -d node_modules || npm ci --no-audit --no-fund; } && npm run generate
+
 bench: install
 	$(BIN)/python -m bench.run
 

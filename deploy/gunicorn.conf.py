@@ -14,10 +14,19 @@ On the latest quiet run (2026-11-30): 2x2 4,781 validate rps, p50 3.4 ms, p99
 9.3 ms; 2x4 5,382 rps, p99 14.6 ms. Every knob can be overridden
 from the environment: PORT, WEB_CONCURRENCY, GUNICORN_THREADS (1 = sync
 workers), GUNICORN_WORKER_CLASS (e.g. gthread with one thread), GUNICORN_TIMEOUT.
+
+Logs (service/logs.py): JSON lines for gunicorn and the app alike (LOG_FORMAT=text
+for people), every line of a request with its request_id; the access log is on
+(stdout; ACCESS_LOG=off disables it, ACCESS_LOG=<path> writes it to a file).
 """
 
 import multiprocessing
 import os
+import sys
+
+# the logging classes below live in the service package: make it importable from here
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from service.logs import dict_config  # noqa: E402
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
@@ -32,7 +41,11 @@ preload_app = True
 # SO_REUSEPORT: the kernel spreads new connections over the workers (with keep-alive,
 # one gthread worker could otherwise accept every connection and leave the other idle)
 reuse_port = True
-accesslog = os.environ.get("ACCESS_LOG") or None
+# one JSON format for gunicorn and the app; the access line (route, status, duration_ms,
+# request_id, ...) comes from service.logs.GunicornLogger, after the response is sent
+logger_class = "service.logs.GunicornLogger"
+logconfig_dict = dict_config()
+accesslog = None  # where it goes is ACCESS_LOG, in logconfig_dict
 errorlog = "-"
 # gunicorn >= 23 opens a control socket at one fixed path per user: give each port its own,
 # so two instances on one host (blue/green, the concurrency tests) do not take each other's

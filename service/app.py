@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http
-import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -14,9 +13,21 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from . import ledger
-from .api import hands, health, jokers, matches, melds, metrics, referee, rulesets, violations
+from . import ledger, logs
+from .api import (
+    hands,
+    health,
+    jokers,
+    matches,
+    melds,
+    metrics,
+    referee,
+    requestid,
+    rulesets,
+    violations,
+)
 from .api.common import ProblemSchema
+from .api.console import bp as console_bp
 from .api.jsonio import OrjsonProvider
 from .api.parsing import install_fast_views
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
@@ -72,7 +83,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config.update(_config(config))
     app.url_map.strict_slashes = False
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper())
+    logs.configure()  # JSON lines (LOG_FORMAT=text for people); gunicorn sets up its own
 
     _require_json(app)
     api = KalukiApi(app)
@@ -80,6 +91,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(blp)
     for extra in app.config.get("EXTRA_BLUEPRINTS", ()):
         api.register_blueprint(extra)
+    app.register_blueprint(console_bp)  # the referee console page: not in the API document
     ledger.setup(app)  # match ledgers in Redis (created on first use)
     install(app)  # after Api(): our problem handlers replace flask-smorest's
     if app.config.get("FAST_VIEWS", True):
@@ -92,10 +104,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         return send_from_directory(assets, filename, max_age=86400)
 
     CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
-                              "Idempotent-Replayed"])
+                              "Idempotent-Replayed", requestid.HEADER])
     _cors_for_browsers_only(app)
     if not app.config.get("TESTING_NO_METRICS"):
         metrics.install(app)
+    requestid.install(app)  # outermost: every answer gets X-Request-ID, every log line its id
     return app
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from flask import current_app
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from ..engine import melds as m
@@ -107,9 +108,16 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
     return out
 
 
+# app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
+ON_VIOLATIONS = "kaluki_on_violations"
+
+
 def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
     if not violations:
         return []  # the common answer: no need to read Accept-Language
+    hook = current_app.extensions.get(ON_VIOLATIONS)
+    if hook is not None:
+        hook(violations)
     lang = language()
     return [v.to_dict(lang) for v in violations]
 
@@ -149,6 +157,9 @@ class ProblemSchema(Schema):
     code = fields.String(metadata={"description": "stable kebab-case code", "example": "invalid-card"})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          metadata={"description": "field path → messages (schema failures)"})
+    request_id = fields.String(metadata={
+        "description": "this request's id, as in the X-Request-ID response header and the logs",
+        "example": "5f0c7e1d9b2a4c6e8f00112233445566"})
 
     class Meta:
         unknown = "include"

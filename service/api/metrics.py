@@ -14,14 +14,36 @@ answer) each ``Histogram.observe`` takes a process-wide lock, calls
 in-process and about 15 µs of worker CPU under load (bench/RESULTS.md), where
 the tally costs under 1 µs. The price is that a scrape may miss up to one
 second of another worker's requests; they appear in the next scrape.
+
+The other families are fed the same way (:class:`BatchedCounter` tallies a
+dict entry under a lock; nothing touches prometheus on the request path), and
+only where their event happens, so a request that has none pays nothing:
+
+* ``kaluki_redis_command_duration_seconds{operation}`` and
+  ``kaluki_redis_errors_total{operation,error}``: every ledger store call
+  (``load``, ``append``, ``create``, ``entries``, ``delete``, ``ttl``), told by
+  ``LedgerStore.observer``; ``error`` is the redis-py exception class.
+* ``kaluki_ledger_cas_retries_total``: appends that lost the compare-and-set
+  to a concurrent writer and went round again;
+  ``kaluki_ledger_idempotent_replays_total``: appends answered from the
+  Idempotency-Key store.
+* ``kaluki_ruling_violations_total{code}``: the violation codes in ruling
+  answers (``render_violations``; a ruling without violations costs nothing).
+* ``kaluki_problems_total{code,status}``: every problem answered; from it
+  ``kaluki_rate_limited_total`` (status 429 / ``rate-limited``) and
+  ``kaluki_solver_budget_refusals_total`` (``search-too-large``).
+* ``kaluki_build_info{version,api_version,git_sha}`` = 1 (``GIT_SHA``, else
+  ``git rev-parse HEAD`` at start, else ``unknown``).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import weakref
 from bisect import bisect_left
+from pathlib import Path
 from time import perf_counter, sleep
 from typing import Any
 
@@ -30,16 +52,21 @@ from flask import Flask, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
+    Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
 )
 
-BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
-FLUSH_SECONDS = 1.0
-RULE_KEY = "kaluki.url_rule"
+from ..logs import RULE_KEY
 
-Key = tuple[str, str, str]
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+REDIS_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                 0.25, 0.5, 1.0, 2.5)
+FLUSH_SECONDS = 1.0
+
+Key = tuple[str, ...]
 
 
 class BatchedHistogram:
@@ -106,6 +133,31 @@ class BatchedHistogram:
             self.flush()
 
 
+class BatchedCounter(BatchedHistogram):
+    """A labelled prometheus ``Counter`` fed in batches: ``inc`` adds to a tally,
+    ``flush`` (the same daemon thread, scrapes, ``flush_all``) moves it over."""
+
+    def __init__(self, counter: Counter, interval: float = FLUSH_SECONDS) -> None:
+        super().__init__(counter, (), interval)  # type: ignore[arg-type]
+        self._counts: dict[Key, float] = {}
+
+    def _after_fork(self) -> None:
+        super()._after_fork()
+        self._counts = {}
+
+    def inc(self, key: Key = (), n: float = 1.0) -> None:
+        with self._lock:
+            self._counts[key] = self._counts.get(key, 0.0) + n
+        if self._flusher is None:
+            self._start()
+
+    def flush(self) -> None:
+        with self._lock:
+            counts, self._counts = self._counts, {}
+        for key, n in counts.items():
+            (self.histogram.labels(*key) if key else self.histogram).inc(n)
+
+
 _LIVE: weakref.WeakSet[BatchedHistogram] = weakref.WeakSet()
 os.register_at_fork(after_in_child=lambda: [h._after_fork() for h in list(_LIVE)])
 
@@ -133,8 +185,112 @@ class _Request(flask.Request):
         self.environ[RULE_KEY] = rule
 
 
+class LedgerObserver:
+    """What ``LedgerStore.observer`` is told, into the Redis and ledger families."""
+
+    def __init__(self, latency: BatchedHistogram, errors: BatchedCounter,
+                 cas_retries: BatchedCounter, replays: BatchedCounter) -> None:
+        self.latency = latency
+        self.errors = errors
+        self.events = {"cas-conflict": cas_retries, "idempotent-replay": replays}
+
+    def redis_call(self, operation: str, seconds: float, error: str) -> None:
+        self.latency.observe((operation,), seconds)
+        if error:
+            self.errors.inc((operation, error))
+
+    def ledger_event(self, kind: str) -> None:
+        counter = self.events.get(kind)
+        if counter is not None:
+            counter.inc()
+
+
+def git_sha() -> str:
+    """``GIT_SHA`` from the environment, else the checkout's HEAD, else ``unknown``."""
+    sha = os.environ.get("GIT_SHA", "").strip()
+    if sha:
+        return sha
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=2, check=True)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kaluki-service")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
+    """The families beyond the request histogram; returns what a scrape must refresh."""
+    from . import common, problems
+
+    def counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> BatchedCounter:
+        return BatchedCounter(Counter(name, doc, list(labels), registry=registry))
+
+    redis_latency = BatchedHistogram(
+        Histogram("kaluki_redis_command_duration_seconds",
+                  "Time of each ledger call to Redis (a script, a pipeline or a command), "
+                  "by operation", ["operation"], buckets=REDIS_BUCKETS, registry=registry),
+        REDIS_BUCKETS)
+    observer = LedgerObserver(
+        redis_latency,
+        counter("kaluki_redis_errors", "Ledger calls to Redis that failed, by operation and "
+                "redis-py error class (each one answered 503 ledger-unavailable)",
+                ("operation", "error")),
+        counter("kaluki_ledger_cas_retries", "Appends that lost the compare-and-set to a "
+                "concurrent writer and were computed again"),
+        counter("kaluki_ledger_idempotent_replays", "Appends answered with the stored 201 of "
+                "their Idempotency-Key"))
+    holder = app.extensions.get("kaluki_ledger")
+    if holder is not None:
+        holder.observer = observer
+        if holder.store is not None:
+            holder.store.observer = observer
+
+    violations = counter("kaluki_ruling_violations", "Violations in ruling answers, by code",
+                         ("code",))
+
+    def on_violations(found: Any) -> None:
+        for v in found:
+            violations.inc((v.code,))
+
+    app.extensions[common.ON_VIOLATIONS] = on_violations
+
+    problem_counts = counter("kaluki_problems", "Problems answered, by code and status",
+                             ("code", "status"))
+    rate_limited = counter("kaluki_rate_limited", "Requests refused for the rate limit (429)")
+    budget = counter("kaluki_solver_budget_refusals",
+                     "Searches refused as too large for the solver's budget (search-too-large)")
+
+    def on_problem(code: str, status: int) -> None:
+        problem_counts.inc((code, str(status)))
+        if status == 429 or code == "rate-limited":
+            rate_limited.inc()
+        elif code == "search-too-large":
+            budget.inc()
+
+    app.extensions[problems.ON_PROBLEM] = on_problem
+
+    build = Gauge("kaluki_build_info", "The running build: package version, API version and "
+                  "git commit", ["version", "api_version", "git_sha"], registry=registry,
+                  multiprocess_mode="max")
+    labels = (package_version(), str(app.config.get("API_VERSION", "unknown")), git_sha())
+    # in multiprocess mode each process writes its own file: set it at every scrape, in
+    # the worker that answers (the master's file is cleared when gunicorn starts)
+    return lambda: build.labels(*labels).set(1)
+
+
 def install(app: Flask) -> BatchedHistogram:
     multiproc = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+    if multiproc:  # an unlabelled counter opens its file at once (under preload: in the master)
+        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
     registry = CollectorRegistry(auto_describe=True)
     # in multiprocess mode values go to the shared files; the registry is built per scrape
     latency = BatchedHistogram(
@@ -164,10 +320,13 @@ def install(app: Flask) -> BatchedHistogram:
         return body
 
     app.wsgi_app = timed  # type: ignore[method-assign]
+    refresh = _install_families(app, None if multiproc else registry)
+    refresh()
 
     @app.route("/metrics")
     def metrics() -> Response:
-        latency.flush()
+        refresh()
+        flush_all()
         if multiproc:
             scrape = CollectorRegistry()
             multiprocess.MultiProcessCollector(scrape)

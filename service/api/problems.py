@@ -3,6 +3,8 @@
 A problem has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``;
 schema failures add ``errors`` (field → messages). Titles and details are
 English, or Dutch when the client prefers ``nl`` (``Accept-Language``).
+Every problem answered to a request also carries ``request_id``: the id echoed
+in its ``X-Request-ID`` header and logged with every line of that request.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import parse_accept_header
@@ -19,9 +21,13 @@ from werkzeug.http import parse_accept_header
 from ..engine.cards import CardError, ImpossibleCards, InvalidCard
 from ..engine.rules import RuleSetError
 from ..engine.scoring import ScoringError
+from ..logs import request_id
 from .jsonio import dumps
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+# app.extensions[ON_PROBLEM](code, status) is told of every problem answered (metrics)
+ON_PROBLEM = "kaluki_on_problem"
 
 # code -> (English title, Dutch title)
 TITLES: Mapping[str, tuple[str, str]] = {
@@ -158,8 +164,17 @@ class Problem(Exception):
         return body
 
     def response(self) -> Response:
-        resp = Response(dumps(self.to_dict(language())), status=self.status,
-                        mimetype=PROBLEM_MEDIA_TYPE)
+        body = self.to_dict(language())
+        rid = request_id.get()
+        if rid is not None:
+            body["request_id"] = rid
+        try:
+            hook = current_app.extensions.get(ON_PROBLEM)
+        except RuntimeError:  # outside an app
+            hook = None
+        if hook is not None:
+            hook(self.code, self.status)
+        resp = Response(dumps(body), status=self.status, mimetype=PROBLEM_MEDIA_TYPE)
         for k, v in self.headers.items():
             resp.headers[k] = v
         resp.headers["Content-Language"] = language()
@@ -232,7 +247,6 @@ def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
 
 
 def _limit() -> int:
-    from flask import current_app
     return int(current_app.config.get("MAX_CONTENT_LENGTH") or 0)
 
 

@@ -15,7 +15,7 @@ from marshmallow import Schema, fields
 
 from ..engine import referee as ref
 from ..engine.cards import Card, CardError
-from ..engine.notation import MEDIA_TYPE, text_to_data
+from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.rules import RuleSet, RuleSetError
 from .common import (
     MeldSchema,
@@ -113,12 +113,31 @@ class StateSchema(Schema):
     next_player = fields.String(allow_none=True)
 
 
+class StepSchema(Schema):
+    turn = Int(allow_none=True,
+                          metadata={"description": "the turn (index into turns); null: the deal"})
+    played = fields.Dict(allow_none=True, metadata={
+        **_TURN, "description": "that turn as the record gives it (canonical cards); null: the deal"})
+    state = fields.Nested(StateSchema, metadata={
+        "description": "the table after that turn (after the deal); for the violating turn, "
+                       "the state just before the violation"})
+
+
 class AdjudicationSchema(Schema):
     legal = Bool()
     violations = fields.List(fields.Nested(ViolationSchema),
                              metadata={"description": "the first violation, with turn and play"})
     result = fields.Nested(ResultSchema, allow_none=True)
     state = fields.Nested(StateSchema)
+    steps = fields.List(fields.Nested(StepSchema), metadata={
+        "description": "only with ?steps=true: the deal, then one step per turn replayed"})
+
+
+STEPS_PARAMETER = {
+    "name": "steps", "in": "query", "required": False,
+    "schema": {"type": "boolean", "default": False},
+    "description": "also answer `steps`: the state after the deal and after each turn "
+                   "(for viewers that step through the hand)"}
 
 
 class TurnCheckSchema(StrictSchema):
@@ -163,7 +182,8 @@ def _engine(fn: Callable[[], T]) -> T:
         raise from_engine(exc, getattr(exc, "field", "record")) from None
 
 
-def _read_record_body() -> dict[str, Any]:
+def _read_record_body(lines: dict[str, int] | None = None) -> dict[str, Any]:
+    """The record's JSON form; for the text notation ``lines`` gets each field's line."""
     raw = request.get_data(cache=True)
     if request.mimetype == MEDIA_TYPE:
         try:
@@ -171,7 +191,7 @@ def _read_record_body() -> dict[str, Any]:
         except UnicodeDecodeError:
             raise Problem(422, "invalid-notation", "the hand record is not UTF-8 text",
                           errors={"body": ["not UTF-8"]}) from None
-        return _engine(lambda: text_to_data(text))
+        return _engine(lambda: text_to_data(text, lines))
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -210,18 +230,59 @@ def render_adjudication(a: ref.Adjudication, rules: RuleSet) -> dict[str, Any]:
 
 # -- endpoints -------------------------------------------------------------------------
 
+def _with_line(fn: Callable[[], T], lines: dict[str, int] | None) -> T:
+    """Run ``fn``; a problem about a record read from notation (``lines`` not None: the
+    line of each field) also names its ``line``."""
+    try:
+        return fn()
+    except Problem as problem:
+        fields_named = list(problem.errors or ())
+        if lines is not None and fields_named and "line" not in problem.extra:
+            field = fields_named[0]
+            line = (int(field[5:]) if field.startswith("line ") and field[5:].isdigit()
+                    else line_of(lines, field))
+            if line is not None:
+                problem.extra["line"] = line
+        raise
+
+
+def _steps_asked() -> bool:
+    """``?steps=true`` (read by hand: a query schema cost every adjudication ~80 µs)."""
+    if not request.environ.get("QUERY_STRING"):
+        return False
+    value = request.args.get("steps", "false")
+    if value not in ("true", "false"):
+        raise Problem(422, "validation-error", "The request does not match the schema; see 'errors'.",
+                      errors={"query.steps": ["Not a valid boolean: write true or false."]},
+                      nl="Het verzoek voldoet niet aan het schema; zie 'errors'.")
+    return value == "true"
+
+
 @blp.route("/hands/adjudicate", methods=["POST"])
-@blp.doc(requestBody={"required": True, "content": {
+@blp.doc(parameters=[STEPS_PARAMETER], requestBody={"required": True, "content": {
     "application/json": {"schema": HAND_RECORD_DOC},
     MEDIA_TYPE: {"schema": {"type": "string", "description": "the hand in text notation "
                                                              "(docs/notation.md)"}}}})
 @blp.response(200, AdjudicationSchema)
 def adjudicate():
     """Replay a recorded hand: the first violation with the state just before it, or the
-    winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand)."""
-    data = _read_record_body()
-    record = _engine(lambda: ref.parse_record(data))
-    return _json(render_adjudication(ref.adjudicate(record), record.rules))
+    winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand);
+    a problem about a notation record names its `line`. `?steps=true` adds the state after
+    the deal and after each turn."""
+    steps = _steps_asked()
+    lines: dict[str, int] | None = {} if request.mimetype == MEDIA_TYPE else None
+    data = _with_line(lambda: _read_record_body(lines), lines)
+    record = _with_line(lambda: _engine(lambda: ref.parse_record(data)), lines)
+    if not steps:
+        return _json(render_adjudication(ref.adjudicate(record), record.rules))
+    states: list[ref.HandState] = []
+    body = _with_line(lambda: _engine(lambda: render_adjudication(
+        ref.adjudicate(record, states), record.rules)), lines)
+    played = ref.record_to_data(record)["turns"]
+    body["steps"] = [{"turn": k - 1 if k else None, "played": played[k - 1] if k else None,
+                      "state": render_state(state, record.rules)}
+                     for k, state in enumerate(states)]
+    return _json(body)
 
 
 @blp.route("/turns/check", methods=["POST"])

@@ -38,8 +38,14 @@ def _err(line_no: int, message: str) -> RecordError:
     return RecordError("invalid-notation", f"line {line_no}: {message}", f"line {line_no}")
 
 
-def text_to_data(text: str) -> dict[str, Any]:
-    """Read the notation into the JSON form of a hand record (not yet validated)."""
+def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, Any]:
+    """Read the notation into the JSON form of a hand record (not yet validated).
+
+    ``lines``, when given, receives the line number of each part of the record, by
+    field path (``ruleset``, ``deal.ann``, ``turns.0``, ``turns.0.plays.2`` ...):
+    see :func:`line_of`.
+    """
+    at: dict[str, int] = {} if lines is None else lines
     data: dict[str, Any] = {}
     deal: dict[str, list[str]] = {}
     turns: list[dict[str, Any]] = []
@@ -54,7 +60,14 @@ def text_to_data(text: str) -> dict[str, Any]:
         word = word.lower()
         if turn is None and word != "turn":
             _header(n, word, rest, args, data, deal)
+            key = {"deal": f"deal.{args[0]}" if args else "deal", "pile": "discard"}.get(word, word)
+            at[key] = n
             continue
+        where = f"turns.{len(turns) - (word != 'turn')}"
+        if word in ("meld", "build", "release"):
+            at[f"{where}.plays.{len(turn['plays'])}"] = n  # type: ignore[index]
+        else:
+            at[where if word == "turn" else f"{where}.{word}"] = n
         if word == "turn":
             if len(args) == 2:
                 number, player = args
@@ -138,6 +151,22 @@ def _header(n: int, word: str, rest: str, args: list[str], data: dict[str, Any],
         data["discard"] = args
     else:
         raise _err(n, f"unknown header {word!r} (ruleset, players, deal, stock, pile, turn)")
+
+
+def line_of(lines: dict[str, int], field: str) -> int | None:
+    """The line that wrote ``field`` (or the part of the record holding it).
+
+    >>> line_of({"deal.ann": 3, "turns.0": 5, "turns.0.plays.1": 8}, "turns.0.plays.1.meld.2")
+    8
+    >>> line_of({"deal.ann": 3}, "deal.ann.10"), line_of({"deal.ann": 3}, "stock")
+    (3, None)
+    """
+    parts = field.split(".")
+    for k in range(len(parts), 0, -1):
+        line = lines.get(".".join(parts[:k]))
+        if line is not None:
+            return line
+    return None
 
 
 def parse_text(text: str) -> HandRecord:

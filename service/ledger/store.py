@@ -15,12 +15,23 @@ Redis Cluster keeps them on one slot and the scripts may touch them together):
 
 Every write is one script run (EVALSHA; redis-py reloads it on NOSCRIPT), so
 Redis applies all of it or none of it; every write refreshes the TTL of the
-three match keys and of the tombstone. Any Redis error (unreachable, out of
-memory, a redirect, a script error) is :class:`LedgerUnavailable`: a 503, never
-a 500. With ``wait_replicas`` a write is acknowledged only once that many
-replicas have it (``WAIT``); when they do not answer in time the write stands on
-the primary but the caller gets :class:`LedgerUnavailable`, and its retry with
-the same Idempotency-Key replays it.
+three match keys and of the tombstone. With ``wait_replicas`` a write is
+acknowledged only once that many replicas have it (``WAIT``); when they do not
+answer in time the write stands on the primary but the caller gets
+:class:`LedgerUnavailable`, and its retry with the same Idempotency-Key replays it.
+
+Redis Cluster: :func:`connect` asks the server named by the URL (``INFO
+cluster``; or the URL says ``redis+cluster://`` / ``rediss+cluster://``) and
+then uses redis-py's ``RedisCluster``, with the same timeouts, retries and
+pool size (per node). The hash tag keeps a match's keys on one slot, so each
+script runs on the master of that slot (SCRIPT LOAD goes to every master, and
+a NOSCRIPT after a failover reloads it). Every Redis failure (unreachable, a
+redirect that did not settle, a down slot, a failover window, OOM, READONLY,
+TRYAGAIN, CLUSTERDOWN) is :class:`LedgerUnavailable`: a 503, never a 500.
+
+Instrumentation: ``LedgerStore.observer`` (set by ``service.api.metrics``) is
+told the duration and outcome of every Redis call by operation, and of the
+compare-and-set conflicts and idempotent replays the scripts report.
 """
 
 from __future__ import annotations
@@ -34,7 +45,9 @@ from typing import Any
 import orjson
 import redis
 from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
@@ -46,7 +59,12 @@ PREFIX = "kaluki"
 DEFAULT_TTL = 30 * 24 * 3600
 
 FIELDS = ("meta", "state", "version", "head", "token")
-UNAVAILABLE_ERRORS = (redis.RedisError, OSError)  # every Redis failure is a 503
+# Redis trouble of any kind (SPEC §4): connection and timeout errors, and every error
+# the server or the cluster client reports (MovedError/AskError that did not settle,
+# ClusterDownError, TryAgainError, OutOfMemoryError, ReadOnlyError, MasterDownError,
+# SlotNotCoveredError, RedisClusterException when no node answers, ...)
+UNAVAILABLE_ERRORS = (redis.RedisError, OSError)
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 DEFAULT_TOMBSTONE = 400 * 24 * 3600
 
 # KEYS: main, hands, idem, tomb.
@@ -67,6 +85,14 @@ for i = first, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
 redis.call('SET', KEYS[4], ARGV[3], 'PX', ARGV[7])
 return {'ok'}
+"""
+
+# KEYS: main, hands, idem.  The match, its entries and its answered keys at one instant
+# (a script: atomic on a plain Redis and on the slot's master of a cluster alike).
+SNAPSHOT_LUA = """
+local m = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')
+if not m[1] then return {} end
+return {m, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3])}
 """
 
 # KEYS: main, hands, idem, tomb.  ARGV: tomb_ms.  Leaves the tombstone (token hash).
@@ -153,56 +179,105 @@ class ReplicasBehind(Exception):
 
 def connect(url: str, *, max_connections: int = 32, socket_timeout: float = 2.0,
             connect_timeout: float = 1.0, retries: int = 3, pool_timeout: float = 2.0
-            ) -> redis.Redis:
-    """A client with timeouts, retries (exponential backoff) and a bounded pool."""
-    retry = Retry(ExponentialBackoff(cap=0.5, base=0.02), retries)
-    pool = redis.BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=pool_timeout,
-        socket_timeout=socket_timeout, socket_connect_timeout=connect_timeout,
-        retry=retry, retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        health_check_interval=30, decode_responses=True)
-    return redis.Redis(connection_pool=pool)
+            ) -> redis.Redis | RedisCluster:
+    """A client with timeouts, retries (exponential backoff) and a bounded pool.
+
+    A Redis Cluster (the URL's scheme says so, or the node it names answers
+    ``cluster_enabled:1``) gets a ``RedisCluster`` with the same settings, its
+    pool bound applying per node.
+    """
+    scheme, sep, rest = url.partition("://")
+    cluster = scheme.lower() in CLUSTER_SCHEMES
+    if cluster:
+        url = f"{CLUSTER_SCHEMES[scheme.lower()]}{sep}{rest}"
+    else:
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout,
+            socket_timeout=socket_timeout, socket_connect_timeout=connect_timeout,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), retries),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            health_check_interval=30, decode_responses=True)
+        client = redis.Redis(connection_pool=pool)
+        if scheme.lower() == "unix" or not is_cluster(client):
+            return client
+        client.close()
+        pool.disconnect()
+    return RedisCluster.from_url(
+        url, retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), retries),
+        max_connections=max_connections, connection_pool_class=redis.BlockingConnectionPool,
+        timeout=pool_timeout, socket_timeout=socket_timeout,
+        socket_connect_timeout=connect_timeout, decode_responses=True)
+
+
+def is_cluster(client: redis.Redis) -> bool:
+    """Whether the server is a Redis Cluster node (``INFO cluster``; a server that
+    refuses INFO, e.g. by ACL, is taken for a plain Redis). Connection errors raise."""
+    try:
+        return int(client.info("cluster").get("cluster_enabled", 0)) == 1
+    except ResponseError:
+        return False
 
 
 class LedgerStore:
     """Storage only: no rules. Every method raises :class:`LedgerUnavailable` on outages."""
 
-    def __init__(self, client: redis.Redis, ttl_seconds: int = DEFAULT_TTL, label: str = "",
+    def __init__(self, client: redis.Redis | RedisCluster, ttl_seconds: int = DEFAULT_TTL,
+                 label: str = "", observer: Any = None,
                  tombstone_seconds: int = DEFAULT_TOMBSTONE, wait_replicas: int = 0,
                  wait_timeout_ms: int = 500) -> None:
         self.client = client
         self.ttl_ms = int(ttl_seconds) * 1000
         # a tombstone outlives the match it stands for, whatever the settings say
         self.tomb_ms = max(int(tombstone_seconds) * 1000, 2 * self.ttl_ms)
-        self.label = label
+        self.cluster = isinstance(client, RedisCluster)
+        self.label = f"{label}, cluster" if self.cluster and label else label
+        # observer.redis_call(operation, seconds, error_class_or_empty) and
+        # observer.ledger_event("cas-conflict" | "idempotent-replay"), or None
+        self.observer = observer
         self.oom_at = -1e9  # when a write last met "OOM command not allowed"
         self.wait_replicas = int(wait_replicas)
         self.wait_timeout_ms = int(wait_timeout_ms)
         self._create = client.register_script(CREATE_LUA)
         self._append = client.register_script(APPEND_LUA)
         self._delete = client.register_script(DELETE_LUA)
+        self._snapshot = client.register_script(SNAPSHOT_LUA)
 
-    def _call(self, fn, *args, **kwargs):
+    def _call(self, op: str, fn, *args, **kwargs):
+        observer = self.observer
+        started = time.perf_counter()
         try:
-            return fn(*args, **kwargs)
+            res = fn(*args, **kwargs)
         except UNAVAILABLE_ERRORS as exc:
-            log.warning("ledger store unavailable: %s", exc)
+            if observer is not None:
+                observer.redis_call(op, time.perf_counter() - started, type(exc).__name__)
+            log.warning("ledger store unavailable during %s: %s: %s", op, type(exc).__name__, exc,
+                        extra={"operation": op, "error": type(exc).__name__})
             if is_oom(exc):
                 self.oom_at = time.monotonic()
-            raise LedgerUnavailable(str(exc)) from exc
+            raise LedgerUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        if observer is not None:
+            observer.redis_call(op, time.perf_counter() - started, "")
+        return res
+
+    def _event(self, kind: str) -> None:
+        if self.observer is not None:
+            self.observer.ledger_event(kind)
 
     def ping(self) -> tuple[bool, str]:
         try:
             started = time.perf_counter()
-            self.client.ping()
+            if self.cluster:  # every slot's master answers (a replica down leaves us ready)
+                self.client.ping(target_nodes=RedisCluster.PRIMARIES)
+            else:
+                self.client.ping()
             return True, f"ok ({self.label}, {1000 * (time.perf_counter() - started):.1f} ms)"
         except UNAVAILABLE_ERRORS as exc:
             return False, f"unreachable ({self.label}): {exc}"
 
-    def _script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+    def _script(self, op: str, script: Any, keys: list[str], args: list[Any]) -> Any:
         """Run a write script; with ``wait_replicas``, on one connection followed by WAIT."""
         if not self.wait_replicas:
-            return self._call(script, keys=keys, args=args)
+            return self._call(op, script, keys=keys, args=args)
 
         def run() -> Any:
             pipe = self.client.pipeline(transaction=False)
@@ -214,7 +289,7 @@ class LedgerStore:
             return res
 
         try:
-            return self._call(run)
+            return self._call(op, run)
         except ReplicasBehind as exc:
             log.warning("ledger write not replicated in time: %s", exc)
             raise LedgerUnavailable(str(exc)) from exc
@@ -228,7 +303,7 @@ class LedgerStore:
         ``("tombstone", None)`` when the id was deleted or expired under another token.
         """
         pairs = [x for kv in idempotency for x in kv]
-        res = self._script(self._create, _all_keys(match_id),
+        res = self._script("create", self._create, _all_keys(match_id),
                            [orjson.dumps(meta).decode(), orjson.dumps(state).decode(),
                             token_hash, len(entries), head, self.ttl_ms, self.tomb_ms,
                             len(idempotency), *pairs, *entries])
@@ -236,23 +311,15 @@ class LedgerStore:
 
     def tombstone(self, match_id: str) -> str | None:
         """The token hash a deleted or expired id is kept for, if any."""
-        return self._call(self.client.get, tomb_key(match_id))
+        return self._call("tombstone", self.client.get, tomb_key(match_id))
 
     def snapshot(self, match_id: str) -> tuple[Stored | None, list[str], dict[str, str]]:
         """The match, its entries and its answered Idempotency-Keys, read at one instant."""
-        main, hands, idem = keys(match_id)
-
-        def run() -> list[Any]:
-            pipe = self.client.pipeline(transaction=True)  # one slot: MULTI/EXEC is atomic
-            pipe.hmget(main, FIELDS)
-            pipe.lrange(hands, 0, -1)
-            pipe.hgetall(idem)
-            return pipe.execute()
-
-        fields_, entries, answered = self._call(run)
-        meta, state, version, head, token = fields_
-        if meta is None:
+        res = self._call("snapshot", self._snapshot, keys=list(keys(match_id)), args=[])
+        if not res:
             return None, [], {}
+        (meta, state, version, head, token), entries, flat = res
+        answered = dict(zip(flat[::2], flat[1::2], strict=True))
         stored = Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
                         token, None)
         return stored, entries, answered
@@ -268,28 +335,34 @@ class LedgerStore:
             pipe.hget(idem, idem_key)
             return pipe.execute()
 
-        res = self._call(run)
+        res = self._call("load", run)
         meta, state, version, head, token = res[0]
         if meta is None:
             return None
+        if idem_key and res[1] is not None:
+            self._event("idempotent-replay")
         return Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
                       token, res[1] if idem_key else None)
 
     def append(self, match_id: str, *, idem_key: str, fingerprint: str, expected_version: int,
                expected_head: str, entry: str, new_head: str, state: dict[str, Any]
                ) -> AppendResult:
-        res = self._script(self._append, _all_keys(match_id),
+        res = self._script("append", self._append, _all_keys(match_id),
                            [idem_key or "", fingerprint, str(expected_version), expected_head,
                             entry, new_head, orjson.dumps(state).decode(), self.ttl_ms,
                             self.tomb_ms])
+        if res[0] == "conflict":
+            self._event("cas-conflict")
+        elif res[0] == "replay":
+            self._event("idempotent-replay")
         return AppendResult(res[0], res[1] if len(res) > 1 else None)
 
     def entries(self, match_id: str, start: int = 0, stop: int = -1) -> list[str]:
-        return self._call(self.client.lrange, keys(match_id)[1], start, stop)
+        return self._call("entries", self.client.lrange, keys(match_id)[1], start, stop)
 
     def delete(self, match_id: str) -> bool:
         """Delete the match, leaving its tombstone (its token hash)."""
-        return bool(self._script(self._delete, _all_keys(match_id), [self.tomb_ms]))
+        return bool(self._script("delete", self._delete, _all_keys(match_id), [self.tomb_ms]))
 
     def ttl(self, match_id: str) -> int:
-        return int(self._call(self.client.pttl, keys(match_id)[0]))
+        return int(self._call("ttl", self.client.pttl, keys(match_id)[0]))

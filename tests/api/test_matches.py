@@ -7,12 +7,19 @@ import json
 import uuid
 
 import pytest
-import redis
 
 from service.app import create_app
 from service.ledger.chain import GENESIS
 from service.ledger.store import keys
-from tests.ledger.backends import app, embedded_url, free_port, redis_url, tracker  # noqa: F401
+from tests.ledger.backends import (  # noqa: F401
+    app,
+    cluster_url,
+    embedded_url,
+    free_port,
+    raw_client,
+    redis_url,
+    tracker,
+)
 
 
 @pytest.fixture
@@ -69,7 +76,7 @@ def test_create_and_get(client):
 
 def test_token_stored_only_as_hash(client, redis_url):  # noqa: F811
     mid, token, _ = create(client)
-    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    r = raw_client(redis_url, decode_responses=True)
     stored = r.hgetall(keys(mid)[0])
     assert token not in json.dumps(stored)
     assert stored["token"] == hashlib.sha256(token.encode()).hexdigest()
@@ -354,7 +361,7 @@ def test_delete(client):
 
 def test_ttl_refreshed_on_write(client, redis_url):  # noqa: F811
     mid, token, _ = create(client)
-    r = redis.Redis.from_url(redis_url)
+    r = raw_client(redis_url)
     for k in keys(mid)[:1]:
         r.pexpire(k, 10_000)
     append(client, mid, token, KIM_WINS)

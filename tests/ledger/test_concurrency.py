@@ -15,7 +15,7 @@ import requests
 
 from service.ledger.chain import verify
 from service.ledger.service import rescore_export as rescore
-from tests.ledger.backends import embedded_url, redis_url, tracker  # noqa: F401
+from tests.ledger.backends import cluster_url, embedded_url, redis_url, tracker  # noqa: F401
 from tests.ledger.servers import start_pair
 
 WRITERS = 32

@@ -25,7 +25,9 @@ from tests.ledger.backends import (  # noqa: F401
     SIGNING_KEY,
     Tracker,
     app,
+    cluster_url,
     embedded_url,
+    raw_client,
     redis_url,
     tracker,
 )
@@ -125,7 +127,7 @@ def test_squatting_a_deleted_or_expired_id_is_refused(client, redis_url):  # noq
     r = client.post("/v1/matches/import", json=squat, headers=bearer("mine"))
     assert r.status_code == 403 and r.get_json()["code"] == "token-invalid", r.get_json()
     # expiry: the match's keys are gone, the tombstone (refreshed on every write) is not
-    r = redis.Redis.from_url(redis_url)
+    r = raw_client(redis_url)
     assert client.post("/v1/matches/import", json=ex, headers=bearer(token)).status_code == 201
     assert r.pttl(tomb_key(mid)) > r.pttl(keys(mid)[0]) > 0
     r.delete(*keys(mid))
@@ -184,7 +186,7 @@ def test_idempotency_is_compact(client, redis_url):  # noqa: F811
     """A key keeps its request's fingerprint and its entry's seq, not the answer."""
     mid, token = create(client)
     append(client, mid, token, hand(1), key="k")
-    stored = redis.Redis.from_url(redis_url, decode_responses=True).hget(keys(mid)[2], "k")
+    stored = raw_client(redis_url, decode_responses=True).hget(keys(mid)[2], "k")
     fp, seq = stored.split(":")
     assert len(fp) == 64 and seq == "0"
 

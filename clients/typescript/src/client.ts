@@ -1,0 +1,168 @@
+/**
+ * `createKalukiClient`: an openapi-fetch client over the generated `paths`, with the
+ * Kaluki transport underneath, plus the two calls that need more than a path:
+ * appending a hand and buying in, where the client must mint an Idempotency-Key it
+ * can hand back, and carry the match's token.
+ */
+
+import createClient, { type Client, type HeadersOptions } from "openapi-fetch";
+import { ProblemError, toProblem } from "./problem.js";
+import { retryPolicy, type RetryOptions } from "./retry.js";
+import { MatchMemory, Transport, type Fetch } from "./transport.js";
+import type { paths } from "./schema.js";
+
+type Method = "get" | "post" | "delete";
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
+
+/** The JSON body an operation takes: `RequestBody<"/v1/melds/validate", "post">`. */
+export type RequestBody<P extends keyof paths, M extends Method = "post"> =
+  JsonOf<NonNullable<Operation<P, M> extends { requestBody?: infer B } ? B : never>>;
+
+/** The JSON body an operation answers with a given status. */
+export type ResponseBody<P extends keyof paths, M extends Method, S extends number> =
+  Operation<P, M> extends { responses: infer R } ? S extends keyof R ? JsonOf<R[S]> : never : never;
+
+export type AppendHandBody = RequestBody<"/v1/matches/{match_id}/hands">;
+export type AppendHandResult = ResponseBody<"/v1/matches/{match_id}/hands", "post", 201>;
+export type BuyInBody = RequestBody<"/v1/matches/{match_id}/buy-ins">;
+export type BuyInResult = ResponseBody<"/v1/matches/{match_id}/buy-ins", "post", 201>;
+
+export interface KalukiClientOptions {
+  /** Where the service is, e.g. `http://localhost:8000` (paths start with `/v1`). */
+  baseUrl: string;
+  /** The fetch to send with (default `globalThis.fetch`): inject one for tests or proxies. */
+  fetch?: Fetch;
+  /** Headers for every request, e.g. `{"Accept-Language": "nl"}`. */
+  headers?: HeadersOptions;
+  /** Retry policy for 429, 503 and network errors on idempotent requests; `false`: none. */
+  retry?: RetryOptions | false;
+  /**
+   * Send `If-Match` with the last `ETag` this client saw for the match on every append
+   * and delete (default true), so a write based on stale standings is refused (412
+   * `precondition-failed`) instead of landing unseen. Per call: `ifMatch: false`.
+   */
+  ifMatch?: boolean;
+  /** Write tokens of matches created elsewhere: match id → token. */
+  tokens?: Record<string, string>;
+}
+
+export interface AppendOptions {
+  /**
+   * The key of this logical append (default: a fresh `crypto.randomUUID()`). Pass the
+   * key of an earlier attempt (`result.idempotencyKey`, `ProblemError.idempotencyKey`)
+   * to continue that append after the client gave up or the process restarted.
+   */
+  idempotencyKey?: string;
+  /** An ETag to require, or `false` for none; default: the last one seen (see options). */
+  ifMatch?: string | false;
+  /** The match's token; default: the one remembered from its creation or `setToken`. */
+  token?: string;
+  signal?: AbortSignal;
+}
+
+export interface Appended<T> {
+  data: T;
+  /** True when the service answered a repeat of an append it had already made. */
+  replayed: boolean;
+  idempotencyKey: string;
+  /** The match's ETag after the append. */
+  etag: string | undefined;
+  response: Response;
+}
+
+export interface KalukiExtras {
+  /** Tokens and ETags this client remembers, per match id. */
+  readonly memory: MatchMemory;
+  setToken(matchId: string, token: string): void;
+  /** The last ETag seen for a match. */
+  etag(matchId: string): string | undefined;
+  /** POST /v1/matches/{id}/hands with a fresh (or given) Idempotency-Key and the token. */
+  appendHand(matchId: string, body: AppendHandBody, options?: AppendOptions): Promise<Appended<AppendHandResult>>;
+  /** POST /v1/matches/{id}/buy-ins, idempotent the same way. */
+  buyIn(matchId: string, body: BuyInBody, options?: AppendOptions): Promise<Appended<BuyInResult>>;
+}
+
+export type KalukiClient = Client<paths> & KalukiExtras;
+
+/** The headers of an append, as SPEC §7 names them (a variable, so it fits any declaration of them). */
+interface AppendHeader {
+  "Idempotency-Key": string;
+  Authorization: string;
+  "If-Match"?: string;
+}
+
+/**
+ * The data of a path-based call, or a thrown ProblemError. The transport already
+ * throws for every status ≥ 400; this turns the remaining non-2xx (a 304 to a
+ * conditional GET) into one too, and drops `| undefined` from the type.
+ */
+export async function unwrap<D>(call: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
+  const result = await call;
+  const { response } = result;
+  if (!response.ok) {
+    throw new ProblemError(toProblem(response.status, response.statusText, null, ""),
+                           { method: "", url: response.url });
+  }
+  return result.data as D;
+}
+
+export function createKalukiClient(options: KalukiClientOptions): KalukiClient {
+  const memory = new MatchMemory(options.tokens);
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+    retry: retryPolicy(options.retry),
+    ifMatch: options.ifMatch ?? true,
+    memory,
+  });
+  const withoutIfMatch = transport.with({ ifMatch: false });
+  const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: transport.fetch,
+                                       ...(options.headers ? { headers: options.headers } : {}) });
+
+  function header(matchId: string, o: AppendOptions): AppendHeader {
+    const token = o.token ?? memory.tokens.get(matchId);
+    if (!token) {
+      throw new Error(`No token for match ${matchId}: create it with this client, ` +
+                      "call setToken(id, token), or pass { token }.");
+    }
+    const h: AppendHeader = { "Idempotency-Key": o.idempotencyKey ?? crypto.randomUUID(),
+                              Authorization: `Bearer ${token}` };
+    if (typeof o.ifMatch === "string") h["If-Match"] = o.ifMatch;
+    return h;
+  }
+
+  function appended<T>(data: T | undefined, response: Response, key: string): Appended<T> {
+    if (data === undefined) throw new TypeError(`${response.url}: ${response.status} without a body`);
+    return { data, response, idempotencyKey: key, etag: response.headers.get("ETag") ?? undefined,
+             replayed: response.headers.get("Idempotent-Replayed") === "true" };
+  }
+
+  const extras: KalukiExtras = {
+    memory,
+    setToken(matchId, token) {
+      memory.tokens.set(matchId, token);
+    },
+    etag(matchId) {
+      return memory.etags.get(matchId);
+    },
+    async appendHand(matchId, body, o = {}) {
+      const h = header(matchId, o);
+      const params = { path: { match_id: matchId }, header: h };
+      const { data, response } = await client.POST("/v1/matches/{match_id}/hands", {
+        params, body, ...(o.ifMatch === false ? { fetch: withoutIfMatch.fetch } : {}),
+        ...(o.signal ? { signal: o.signal } : {}) });
+      return appended(data, response, h["Idempotency-Key"]);
+    },
+    async buyIn(matchId, body, o = {}) {
+      const h = header(matchId, o);
+      const headers: Record<string, string> = { ...h };
+      const { data, response } = await client.POST("/v1/matches/{match_id}/buy-ins", {
+        params: { path: { match_id: matchId } }, body, headers,
+        ...(o.ifMatch === false ? { fetch: withoutIfMatch.fetch } : {}),
+        ...(o.signal ? { signal: o.signal } : {}) });
+      return appended(data, response, h["Idempotency-Key"]);
+    },
+  };
+  return Object.assign(client, extras);
+}
