@@ -69,6 +69,14 @@ redis.call('SET', KEYS[4], ARGV[3], 'PX', ARGV[7])
 return {'ok'}
 """
 
+# KEYS: main, hands, idem.  The match, its entries and its answered keys at one instant
+# (a script: atomic on a plain Redis and on the slot's master of a cluster alike).
+SNAPSHOT_LUA = """
+local m = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')
+if not m[1] then return {} end
+return {m, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3])}
+"""
+
 # KEYS: main, hands, idem, tomb.  ARGV: tomb_ms.  Leaves the tombstone (token hash).
 DELETE_LUA = """
 local token = redis.call('HGET', KEYS[1], 'token')
@@ -181,6 +189,7 @@ class LedgerStore:
         self._create = client.register_script(CREATE_LUA)
         self._append = client.register_script(APPEND_LUA)
         self._delete = client.register_script(DELETE_LUA)
+        self._snapshot = client.register_script(SNAPSHOT_LUA)
 
     def _call(self, fn, *args, **kwargs):
         try:
@@ -240,19 +249,11 @@ class LedgerStore:
 
     def snapshot(self, match_id: str) -> tuple[Stored | None, list[str], dict[str, str]]:
         """The match, its entries and its answered Idempotency-Keys, read at one instant."""
-        main, hands, idem = keys(match_id)
-
-        def run() -> list[Any]:
-            pipe = self.client.pipeline(transaction=True)  # one slot: MULTI/EXEC is atomic
-            pipe.hmget(main, FIELDS)
-            pipe.lrange(hands, 0, -1)
-            pipe.hgetall(idem)
-            return pipe.execute()
-
-        fields_, entries, answered = self._call(run)
-        meta, state, version, head, token = fields_
-        if meta is None:
+        res = self._call(self._snapshot, keys=list(keys(match_id)), args=[])
+        if not res:
             return None, [], {}
+        (meta, state, version, head, token), entries, flat = res
+        answered = dict(zip(flat[::2], flat[1::2], strict=True))
         stored = Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
                         token, None)
         return stored, entries, answered
