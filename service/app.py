@@ -7,14 +7,16 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import swagger_ui_bundle
-from flask import Flask, request, send_from_directory
+import orjson
+from flask import Flask, current_app, request
 from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from . import ledger, logs
 from .api import (
+    contract,
+    docs,
     hands,
     health,
     jokers,
@@ -57,6 +59,13 @@ class KalukiApi(Api):
         prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
+    def _openapi_json(self):
+        """The document finished for client generators (service/api/contract.py), built once."""
+        cached = getattr(self, "_finished_spec", None)
+        if cached is None:
+            cached = self._finished_spec = orjson.dumps(contract.finish(self.spec.to_dict()))
+        return current_app.response_class(cached, mimetype="application/json")
+
 
 def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
     return {
@@ -65,8 +74,6 @@ def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         "OPENAPI_VERSION": "3.1.0",
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
-        "OPENAPI_SWAGGER_UI_PATH": "docs",
-        "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", 256 * 1024)),
         # hand records in text notation (docs/notation.md), on the adjudicate endpoint only
         "EXTRA_BODY_TYPES": {"text/vnd.kaluki.hand": ("/v1/hands/adjudicate",)},
@@ -97,11 +104,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("FAST_VIEWS", True):
         install_fast_views(app)
 
-    assets = swagger_ui_bundle.swagger_ui_path
-
-    @app.route("/docs/assets/<path:filename>")
-    def swagger_assets(filename: str):
-        return send_from_directory(assets, filename, max_age=86400)
+    docs.install(app)  # /docs: Swagger UI 5 from a package, under a strict CSP
 
     CORS(app, expose_headers=["ETag", "Location", "Retry-After", "Link",
                               "Idempotent-Replayed", requestid.HEADER])
@@ -152,6 +155,14 @@ def _require_json(app: Flask) -> None:
                     return
             if not mimetype and not request.content_length and not request.data:
                 return
+            accepted = " or ".join(["application/json", *_extra_types(extra, request.path)])
             raise Problem(415, "unsupported-media-type",
-                          f"Send the body as application/json, not {mimetype or 'no type'}.",
-                          nl="Stuur de inhoud als application/json.")
+                          f"Send the body as {accepted}, not {mimetype or 'no type'}.",
+                          nl=f"Stuur de inhoud als {accepted}.")
+
+
+def _extra_types(extra: Any, path: str) -> list[str]:
+    """The other body types ``path`` takes (EXTRA_BODY_TYPES), for the 415's detail."""
+    if not isinstance(extra, Mapping):
+        return list(extra)
+    return [t for t, paths in extra.items() if paths is None or path.rstrip("/") in paths]

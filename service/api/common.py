@@ -29,11 +29,7 @@ class RuleSetField(FastField):
         raise ValidationError("a rule set is a catalog name or {\"base\": NAME, \"overrides\": {...}}")
 
 
-RULESET_DOC = {"oneOf": [{"type": "string", "example": "kaluki-51"},
-                         {"type": "object", "properties": {
-                             "base": {"type": "string"},
-                             "overrides": {"type": "object", "additionalProperties": True}}}],
-               "description": "A catalog name, or a catalog rule set with overrides."}
+RULESET_DOC = {"x-ref": "RuleSetRef"}  # a $ref in the document (service/api/contract.py)
 
 
 class StrictSchema(Schema):
@@ -41,8 +37,10 @@ class StrictSchema(Schema):
         unknown = RAISE
 
 
-def card_list(min_len: int = 0, **kw: Any) -> fields.List:
-    return fields.List(fields.String(), validate=validate.Length(min=min_len, max=MAX_CARDS), **kw)
+def card_list(min_len: int = 0, ref: str = "Card", **kw: Any) -> fields.List:
+    """A list of cards; ``ref`` names the documented item schema (``Card`` or ``MeldCard``)."""
+    return fields.List(fields.String(metadata={"x-ref": ref}),
+                       validate=validate.Length(min=min_len, max=MAX_CARDS), **kw)
 
 
 def ruleset_field() -> RuleSetField:
@@ -91,7 +89,7 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
         v = ruling.violations[0]
         raise Problem(422, "invalid-meld", f"the table meld is not legal: {v.message('en')}",
                       nl=f"de combinatie op tafel is niet geldig: {v.message('nl')}",
-                      errors={field: [v.message("en")]}, violations=[v.to_dict(language())])
+                      errors={field: [v.message("en")]}, violations=[violation_dict(v, language())])
     return ruling.meld
 
 
@@ -110,6 +108,9 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
 
 # app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
 ON_VIOLATIONS = "kaluki_on_violations"
+def violation_dict(v: Violation, lang: str) -> dict[str, Any]:
+    """A violation as answered: its facts and message, and ``type``, the URI of its page."""
+    return {**v.to_dict(lang), "type": f"/problems/{v.code}"}
 
 
 def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
@@ -119,42 +120,55 @@ def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
     if hook is not None:
         hook(violations)
     lang = language()
-    return [v.to_dict(lang) for v in violations]
+    return [violation_dict(v, lang) for v in violations]
 
 
 # -- response schemas (documentation) --------------------------------------------------
 
 class ViolationSchema(Schema):
+    """A broken rule: its code, a message, its page, and the facts the message cites."""
+
     code = fields.String(required=True, metadata={"example": "run-too-short"})
-    message = fields.String(required=True)
+    message = fields.String(required=True, metadata={"description": "English, or Dutch for "
+                                                                    "Accept-Language: nl"})
+    type = fields.String(required=True, metadata={
+        "example": "/problems/run-too-short", "description": "the code's page"})
+    turn = Int(metadata={"description": "adjudicate: 0-based index into turns"})
+    play = Int(allow_none=True, metadata={
+        "description": "adjudicate: 0-based index into the turn's plays; null for the draw, "
+                       "the discard or the turn as a whole"})
 
     class Meta:
         unknown = "include"
 
 
 class JokerSchema(Schema):
-    index = Int()
-    as_ = fields.String(data_key="as", metadata={"example": "Qd"})
+    index = Int(required=True, metadata={"description": "position in cards"})
+    as_ = fields.String(data_key="as", required=True, metadata={
+        "example": "Qd", "description": "the card it stands for (a rank alone in a set)"})
 
 
 class MeldSchema(Schema):
-    kind = fields.String(metadata={"enum": ["set", "run"]})
-    cards = fields.List(fields.String(), metadata={"example": ["Jd", "JK=Qd", "Kd"]})
+    kind = fields.String(required=True, metadata={"enum": ["set", "run"]})
+    cards = fields.List(fields.String(metadata={"x-ref": "MeldCard"}), required=True,
+                        metadata={"example": ["Jd", "JK=Qd", "Kd"]})
     rank = fields.String(metadata={"description": "sets only"})
     suit = fields.String(metadata={"description": "runs only"})
-    points = Int()
-    jokers = fields.List(fields.Nested(JokerSchema))
-    closed = Bool(metadata={"description": "no joker can ever be released from it"})
+    points = Int(required=True)
+    jokers = fields.List(fields.Nested(JokerSchema), required=True)
+    closed = Bool(required=True,
+                            metadata={"description": "no joker can ever be released from it"})
 
 
 class ProblemSchema(Schema):
     """RFC 9457 problem details, as every error of this API is answered."""
 
-    type = fields.String(metadata={"example": "/problems/invalid-card"})
-    title = fields.String(metadata={"example": "Invalid card"})
-    status = Int(metadata={"example": 422})
-    detail = fields.String()
-    code = fields.String(metadata={"description": "stable kebab-case code", "example": "invalid-card"})
+    type = fields.String(required=True, metadata={"example": "/problems/invalid-card"})
+    title = fields.String(required=True, metadata={"example": "Invalid card"})
+    status = Int(required=True, metadata={"example": 422})
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable kebab-case code",
+                                                  "example": "invalid-card"})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          metadata={"description": "field path → messages (schema failures)"})
     request_id = fields.String(metadata={

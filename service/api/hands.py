@@ -40,15 +40,16 @@ class ScoreSchema(StrictSchema):
 
 
 class PlayerScoreSchema(Schema):
-    id = fields.String()
-    hand_value = Int()
-    points = Int()
-    penalty = Int()
+    id = fields.String(required=True)
+    hand_value = Int(required=True, metadata={
+        "description": "penalty value of the cards the player still holds"})
+    points = Int(required=True, metadata={"description": "added to match points"})
+    penalty = Int(required=True, metadata={"description": "added to match penalty"})
 
 
 class ScoreResponse(Schema):
-    special = Bool()
-    scores = fields.List(fields.Nested(PlayerScoreSchema))
+    special = Bool(required=True)
+    scores = fields.List(fields.Nested(PlayerScoreSchema), required=True)
 
 
 def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
@@ -85,13 +86,13 @@ class AnalyzeSchema(StrictSchema):
 
 
 class AnalyzeResponse(Schema):
-    melds = fields.List(fields.Nested(MeldSchema))
-    deadwood = fields.List(fields.String())
-    deadwood_value = Int()
-    melded_count = Int()
-    can_open = Bool()
-    can_go_out = Bool()
-    can_special = Bool()
+    melds = fields.List(fields.Nested(MeldSchema), required=True)
+    deadwood = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    deadwood_value = Int(required=True)
+    melded_count = Int(required=True)
+    can_open = Bool(required=True)
+    can_go_out = Bool(required=True)
+    can_special = Bool(required=True)
 
 
 @blp.route("/analyze", methods=["POST"])

@@ -29,19 +29,19 @@ blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
 
 class ReleaseSchema(StrictSchema):
     ruleset = ruleset_field()
-    meld = card_list(required=True, metadata={"example": ["7c", "7d", "JK"]})
+    meld = card_list(required=True, ref="MeldCard", metadata={"example": ["7c", "7d", "JK"]})
     cards = card_list(1, required=True,
                       metadata={"example": ["7h", "7s"]})
     opened = Bool(load_default=True)
 
 
 class ReleaseResponse(Schema):
-    legal = Bool()
-    released = Int()
-    meld = fields.Nested(MeldSchema)
-    closed = Bool()
-    must_use = fields.String(metadata={"enum": ["hand", "any_meld", "new_meld"]})
-    violations = fields.List(fields.Nested(ViolationSchema))
+    legal = Bool(required=True)
+    released = Int(required=True, metadata={"description": "jokers freed"})
+    meld = fields.Nested(MeldSchema, required=True)
+    closed = Bool(required=True)
+    must_use = fields.String(required=True, metadata={"enum": ["hand", "any_meld", "new_meld"]})
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
 @blp.route("/release", methods=["POST"])

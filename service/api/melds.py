@@ -38,15 +38,17 @@ def _json(body: dict[str, Any]):
 
 class ValidateSchema(StrictSchema):
     ruleset = ruleset_field()
-    cards = card_list(required=True, metadata={"example": ["Jd", "JK", "Kd"]})
+    cards = card_list(required=True, ref="MeldCard", metadata={"example": ["Jd", "JK", "Kd"]})
     kind = KIND
 
 
 class ValidateResponse(Schema):
-    valid = Bool()
-    meld = fields.Nested(MeldSchema, allow_none=True)
-    alternatives = fields.List(fields.Nested(MeldSchema))
-    violations = fields.List(fields.Nested(ViolationSchema))
+    valid = Bool(required=True)
+    meld = fields.Nested(MeldSchema, allow_none=True, required=True,
+                         metadata={"description": "the reading (null when there is none)"})
+    alternatives = fields.List(fields.Nested(MeldSchema), required=True,
+                               metadata={"description": "other legal readings"})
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
 @blp.route("/validate", methods=["POST"])
@@ -82,17 +84,18 @@ class MeldEntry(FastField):
 
 class OpeningSchema(StrictSchema):
     ruleset = ruleset_field()
-    melds = fields.List(MeldEntry(metadata={"type": "array", "items": {"type": "string"}}),
+    melds = fields.List(MeldEntry(metadata={"x-ref": "MeldInput"}),
                         required=True, validate=validate.Length(min=1, max=40),
                         metadata={"example": [["Kh", "Ks", "JK"], ["9c", "Tc", "Jc", "Qc"]]})
 
 
 class OpeningResponse(Schema):
-    valid = Bool()
-    points = Int()
-    threshold = Int()
-    melds = fields.List(fields.Nested(MeldSchema, allow_none=True))
-    violations = fields.List(fields.Nested(ViolationSchema))
+    valid = Bool(required=True)
+    points = Int(required=True)
+    threshold = Int(required=True)
+    melds = fields.List(fields.Nested(MeldSchema, allow_none=True), required=True,
+                        metadata={"description": "each meld read, null where it is not legal"})
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
 @blp.route("/opening", methods=["POST"])
@@ -128,20 +131,19 @@ class BuildCard(FastField):
 
 class BuildSchema(StrictSchema):
     ruleset = ruleset_field()
-    meld = card_list(required=True, metadata={"description": "the meld on the table",
+    meld = card_list(required=True, ref="MeldCard", metadata={"description": "the meld on the table",
                                               "example": ["5h", "6h", "7h"]})
-    cards = fields.List(BuildCard(metadata={"oneOf": [
-        {"type": "string"}, {"type": "object", "properties": {
-            "card": {"type": "string"}, "end": {"type": "string", "enum": ["low", "high"]}}}]}),
+    cards = fields.List(BuildCard(metadata={"x-ref": "BuildCard"}),
         required=True, validate=validate.Length(min=1, max=MAX_CARDS),
         metadata={"example": ["8h", {"card": "4h", "end": "low"}]})
     opened = Bool(load_default=True)
 
 
 class BuildResponse(Schema):
-    valid = Bool()
-    meld = fields.Nested(MeldSchema)
-    violations = fields.List(fields.Nested(ViolationSchema))
+    valid = Bool(required=True)
+    meld = fields.Nested(MeldSchema, required=True,
+                         metadata={"description": "the resulting meld (unchanged when invalid)"})
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
 @blp.route("/build", methods=["POST"])

@@ -253,15 +253,9 @@ def _limit() -> int:
 def install(app: Flask) -> None:
     """Route every error through problem details, and make each ``type`` URI resolve."""
 
-    @app.route("/problems/<code>")
-    def problem_type(code: str) -> Response:
-        """What a problem ``type`` means: its code and title, in English and Dutch."""
-        if code not in TITLES:
-            raise Problem(404, "not-found", f"no problem type {code!r}",
-                          nl=f"geen probleemtype {code!r}")
-        en, nl = TITLES[code]
-        return Response(dumps({"type": f"/problems/{code}", "code": code,
-                               "title": {"en": en, "nl": nl}}), mimetype="application/json")
+    from . import pages  # the code pages import this module
+
+    pages.install(app)
 
     @app.errorhandler(Problem)
     def _problem(exc: Problem) -> Response:

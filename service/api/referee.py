@@ -29,6 +29,7 @@ from .common import (
     ruleset_field,
     table_meld_at,
 )
+from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
 from .problems import Problem, from_engine
@@ -83,34 +84,29 @@ HAND_RECORD_DOC = {
 }
 
 
-class ScoreLine(Schema):
-    id = fields.String()
-    hand_value = Int()
-    points = Int()
-    penalty = Int()
-
-
 class ResultSchema(Schema):
-    winner = fields.String()
-    finish = fields.String(metadata={"enum": ["out", "special"]})
-    special = Bool()
-    scores = fields.List(fields.Nested(ScoreLine))
+    winner = fields.String(required=True)
+    finish = fields.String(required=True, metadata={"enum": ["out", "special"]})
+    special = Bool(required=True)
+    scores = fields.List(fields.Nested(PlayerScoreSchema), required=True)
 
 
 class HandCards(Schema):
-    id = fields.String()
-    cards = fields.List(fields.String())
+    id = fields.String(required=True)
+    cards = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
 
 
 class StateSchema(Schema):
-    table = fields.List(fields.Nested(MeldSchema))
-    hands = fields.List(fields.Nested(HandCards))
-    stock_count = Int()
-    discard_top = fields.String(allow_none=True)
-    discard_count = Int()
-    opened = fields.List(fields.String())
-    turn = Int(metadata={"description": "the turn the state stands before"})
-    next_player = fields.String(allow_none=True)
+    table = fields.List(fields.Nested(MeldSchema), required=True)
+    hands = fields.List(fields.Nested(HandCards), required=True)
+    stock_count = Int(required=True)
+    discard_top = fields.String(allow_none=True, required=True)
+    discard_count = Int(required=True)
+    opened = fields.List(fields.String(), required=True,
+                         metadata={"description": "players who have made their first meld"})
+    turn = Int(required=True,
+                          metadata={"description": "the turn the state stands before"})
+    next_player = fields.String(allow_none=True, required=True)
 
 
 class StepSchema(Schema):
@@ -124,11 +120,12 @@ class StepSchema(Schema):
 
 
 class AdjudicationSchema(Schema):
-    legal = Bool()
-    violations = fields.List(fields.Nested(ViolationSchema),
+    legal = Bool(required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True,
                              metadata={"description": "the first violation, with turn and play"})
-    result = fields.Nested(ResultSchema, allow_none=True)
-    state = fields.Nested(StateSchema)
+    result = fields.Nested(ResultSchema, allow_none=True, required=True,
+                           metadata={"description": "null unless the hand is over"})
+    state = fields.Nested(StateSchema, required=True)
     steps = fields.List(fields.Nested(StepSchema), metadata={
         "description": "only with ?steps=true: the deal, then one step per turn replayed"})
 
@@ -142,7 +139,7 @@ STEPS_PARAMETER = {
 
 class TurnCheckSchema(StrictSchema):
     ruleset = ruleset_field()
-    table = fields.List(card_list(), load_default=list,
+    table = fields.List(card_list(ref="MeldCard"), load_default=list,
                         metadata={"description": "the melds on the table, numbered from 0"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
     opened = Bool(load_default=False)
@@ -157,13 +154,14 @@ class TurnCheckSchema(StrictSchema):
 
 
 class TurnCheckResponse(Schema):
-    legal = Bool()
-    violations = fields.List(fields.Nested(ViolationSchema))
-    table = fields.List(fields.Nested(MeldSchema))
-    hand = fields.List(fields.String())
-    opened = Bool()
-    finished = Bool()
-    finish = fields.String(allow_none=True, metadata={"enum": ["out", "special", None]})
+    legal = Bool(required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
+    table = fields.List(fields.Nested(MeldSchema), required=True)
+    hand = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    opened = Bool(required=True)
+    finished = Bool(required=True)
+    finish = fields.String(allow_none=True, required=True,
+                           metadata={"enum": ["out", "special", None]})
 
 
 # -- helpers ---------------------------------------------------------------------------

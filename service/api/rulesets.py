@@ -16,21 +16,22 @@ blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets",
 
 
 class RuleSetSummarySchema(Schema):
-    name = fields.String(metadata={"example": "kaluki-51"})
-    source = fields.String()
-    players = fields.List(Int(), metadata={"description": "[min, max]"})
-    href = fields.String()
+    name = fields.String(required=True, metadata={"example": "kaluki-51"})
+    source = fields.String(required=True)
+    players = fields.List(Int(), required=True, metadata={"description": "[min, max]"})
+    href = fields.String(required=True)
 
 
 class RuleSetListSchema(Schema):
-    rulesets = fields.List(fields.Nested(RuleSetSummarySchema))
+    rulesets = fields.List(fields.Nested(RuleSetSummarySchema), required=True)
 
 
 class RuleSetSchema(Schema):
-    name = fields.String()
-    source = fields.String()
-    parameters = fields.Dict(keys=fields.String(), metadata={"description": "parameter → value"})
-    descriptions = fields.Dict(keys=fields.String(), values=fields.String(),
+    name = fields.String(required=True)
+    source = fields.String(required=True)
+    parameters = fields.Dict(keys=fields.String(), required=True,
+                             metadata={"description": "parameter → value"})
+    descriptions = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
                                metadata={"description": "parameter → one-line description"})
 
 

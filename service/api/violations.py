@@ -13,20 +13,23 @@ blp = Blueprint("violations", __name__, url_prefix="/v1/violations",
 
 
 class CodeSchema(Schema):
-    code = fields.String(metadata={"example": "run-too-short"})
-    rule = fields.String()
-    message = fields.Dict(keys=fields.String(), values=fields.String(),
+    code = fields.String(required=True, metadata={"example": "run-too-short"})
+    rule = fields.String(required=True)
+    message = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
                           metadata={"description": "message templates by language (en, nl)"})
+    type = fields.String(required=True, metadata={"description": "the code's page",
+                                                  "example": "/problems/run-too-short"})
 
 
 class CodeListSchema(Schema):
-    violations = fields.List(fields.Nested(CodeSchema))
+    violations = fields.List(fields.Nested(CodeSchema), required=True)
 
 
 @blp.route("")
 @blp.response(200, CodeListSchema)
 def list_violations():
     """Every violation code, the rule it stands for and its message templates."""
-    body = {"violations": [{"code": c.code, "rule": c.rule, "message": {"en": c.en, "nl": c.nl}}
+    body = {"violations": [{"code": c.code, "rule": c.rule, "message": {"en": c.en, "nl": c.nl},
+                            "type": f"/problems/{c.code}"}
                            for c in v.CODES.values()]}
     return json_response(body)

@@ -393,7 +393,9 @@ def resolve(spec: object) -> RuleSet:
         base = spec.get("base")
         if not isinstance(base, str):
             raise RuleSetError("\"base\" must name a catalog rule set", field="ruleset.base")
-        overrides = spec.get("overrides") or {}
+        overrides = spec.get("overrides")
+        if overrides is None:
+            overrides = {}
         if not isinstance(overrides, Mapping):
             raise RuleSetError("\"overrides\" must be an object", field="ruleset.overrides")
         return _derive(base, _freeze(overrides))
@@ -405,7 +407,9 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
     items = []
     for k, v in sorted(overrides.items()):
         if isinstance(v, Mapping):
-            v = tuple(sorted(v.items()))
+            if any(isinstance(x, (Mapping, list)) for x in v.values()):
+                raise InvalidParameter(str(k), "takes plain values, not objects or lists")
+            v = tuple(sorted((ik, type(iv).__name__, iv) for ik, iv in v.items()))
         elif isinstance(v, list):
             raise InvalidParameter(str(k), "must not be a list")
         items.append((k, type(v).__name__, v))
@@ -416,5 +420,6 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
 def _derive(base: str, frozen: tuple[tuple[str, str, Any], ...]) -> RuleSet:
     if base not in CATALOG:
         raise UnknownRuleSet(base)
-    overrides = {k: dict(v) if isinstance(v, tuple) else v for k, _, v in frozen}
+    overrides = {k: {ik: iv for ik, _, iv in v} if isinstance(v, tuple) else v
+                 for k, _, v in frozen}
     return CATALOG[base].with_overrides(overrides, name=base + ("+custom" if overrides else ""))

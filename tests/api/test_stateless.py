@@ -302,7 +302,9 @@ def test_health_docs_and_spec(client) -> None:
     docs = client.get("/docs")
     assert docs.status_code == 200 and b"/docs/assets/swagger-ui-bundle.js" in docs.data
     assert b"//cdn" not in docs.data and b"https://" not in docs.data
+    assert b"<script>" not in docs.data  # the initializer is a static file (CSP)
     assert client.get("/docs/assets/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/docs/assets/VERSION").data.startswith(b"v5.")  # Swagger UI 5 reads 3.1
     spec = client.get("/openapi.json").get_json()
     for path in ENDPOINTS:
         assert path in spec["paths"]

@@ -61,7 +61,9 @@ def test_json_logs_access_log_request_ids_and_metrics():
         assert bad.status_code == 404 and generated != "bad id"
         assert bad.json()["request_id"] == generated
 
-        lines = _wait_for(server, lambda ls: sum('"gunicorn.access"' in x for x in ls) >= 3)
+        wanted = ("rid-validate-1", "rid-ledger-2", generated)  # /healthz probes log too
+        lines = _wait_for(server, lambda ls: all(
+            any('"gunicorn.access"' in x and f'"{rid}"' in x for x in ls) for rid in wanted))
         records = [json.loads(x) for x in lines]  # every line is one JSON object
         assert all({"time", "level", "logger", "message"} <= set(r) for r in records)
         loggers = {r["logger"] for r in records}

@@ -12,18 +12,33 @@ export interface paths {
             cookie?: never;
         };
         /** The process is alive. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a problem code or a violation code
+                 * @example invalid-card
+                 */
+                code: string;
             };
-            requestBody?: never;
-            responses: {
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
+            cookie?: never;
         };
+        /**
+         * What a problem or violation code means, and how to fix it
+         * @description The `type` of every problem and violation resolves here. Browsers (`Accept: text/html`) get a short page; anything else gets JSON. English, or Dutch with `Accept-Language: nl` or `?lang=nl`.
+         */
+        get: operations["getProblem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -40,18 +55,7 @@ export interface paths {
             cookie?: never;
         };
         /** Ready to serve: the ledger store (Redis) answers. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -75,77 +79,7 @@ export interface paths {
          *     a problem about a notation record names its `line`. `?steps=true` adds the state after
          *     the deal and after each turn.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description also answer `steps`: the state after the deal and after each turn (for viewers that step through the hand) */
-                    steps?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        deal: {
-                            [key: string]: string[];
-                        };
-                        /** @description optional: the starting discard pile, top last */
-                        discard?: string[];
-                        players: string[];
-                        ruleset: string | Record<string, never>;
-                        /** @description optional: the undealt cards, top first */
-                        stock?: string[];
-                        turns?: {
-                            discard?: string;
-                            draw?: {
-                                card?: string;
-                                /** @enum {string} */
-                                from?: "stock" | "discard";
-                            };
-                            player?: string;
-                            plays?: ({
-                                meld: string[] | {
-                                    cards?: string[];
-                                    /** @enum {string} */
-                                    kind?: "set" | "run";
-                                };
-                            } | {
-                                build: {
-                                    cards?: (string | {
-                                        card?: string;
-                                        /** @enum {string} */
-                                        end?: "low" | "high";
-                                    })[];
-                                    meld?: number;
-                                };
-                            } | {
-                                release: {
-                                    cards?: string[];
-                                    meld?: number;
-                                };
-                            })[];
-                            /** @description the new stock, top first, on the turn that draws from an empty stock */
-                            restock?: string[];
-                        }[];
-                    };
-                    "text/vnd.kaluki.hand": string;
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Adjudication"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["adjudicateHand"];
         delete?: never;
         options?: never;
         head?: never;
@@ -165,32 +99,7 @@ export interface paths {
          * The best arrangement of a hand (lowest deadwood, then most cards melded), found
          *     exactly, and whether the player can open, go out, or win specially.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Analyze"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AnalyzeResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["analyzeHand"];
         delete?: never;
         options?: never;
         head?: never;
@@ -207,32 +116,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Score a finished hand from the cards each player still holds. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Score"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScoreResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["scoreHand"];
         delete?: never;
         options?: never;
         head?: never;
@@ -249,32 +133,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Lay naturals on a meld to free its joker(s); says where a freed joker must go. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Release"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ReleaseResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["releaseJoker"];
         delete?: never;
         options?: never;
         head?: never;
@@ -291,47 +150,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start a match: its id, its write token (shown only once) and the match. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateMatch"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        ETag?: string;
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Created"];
-                    };
-                };
-                /** @description Invalid body, an illegal record (`illegal-record`, with violations), a key reused with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), a re-score that differs (`rescore-mismatch`), `records-unsupported`. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["createMatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -348,73 +167,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a match from its export: verify the chain, re-score every hand, store it.
-         * @description Needs the match's token (the export holds only its SHA-256). 201 when restored,
-         *     200 when the same ledger is already stored, 409 when the id holds another ledger.
+         * Restore a match from its export: check its signature, verify the chain, re-score
+         *     every hand, store it with its answered Idempotency-Keys.
+         * @description Only an export this service signed is taken (else 422 `signature-invalid`), with
+         *     the match's token (the export holds only its SHA-256). 201 when restored; 409
+         *     `match-exists` when the id holds a live match; an id deleted or expired is
+         *     restored only with its own token (403 `token-invalid` otherwise). The body limit
+         *     is LEDGER_IMPORT_MAX_BYTES (by default enough for LEDGER_MAX_HANDS entries of
+         *     LEDGER_MAX_ENTRY_BYTES each).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    Authorization: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Import"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Match"];
-                    };
-                };
-                /** @description No token (`token-required`); send `Authorization: Bearer <token>`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Wrong token (`token-invalid`). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid body, an illegal record (`illegal-record`, with violations), a key reused with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), a re-score that differs (`rescore-mismatch`), `records-unsupported`. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["importMatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -426,115 +188,17 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;
             };
             cookie?: never;
         };
         /** The match: standings, status, winner, version and head of the chain. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    match_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Match"];
-                    };
-                };
-                /** @description Not modified (If-None-Match). */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        get: operations["getMatch"];
         put?: never;
         post?: never;
         /** Delete the match (needs its token). */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    match_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No token (`token-required`); send `Authorization: Bearer <token>`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Wrong token (`token-invalid`). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Stale If-Match (`precondition-failed`). */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        delete: operations["deleteMatch"];
         options?: never;
         head?: never;
         patch?: never;
@@ -545,6 +209,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;
             };
             cookie?: never;
@@ -552,82 +217,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional). */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    match_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BuyIn"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Appended"];
-                    };
-                };
-                /** @description No token (`token-required`); send `Authorization: Bearer <token>`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Wrong token (`token-invalid`). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Stale If-Match (`precondition-failed`). */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid body, an illegal record (`illegal-record`, with violations), a key reused with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), a re-score that differs (`rescore-mismatch`), `records-unsupported`. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["buyIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -639,48 +229,16 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;
             };
             cookie?: never;
         };
-        /** The whole ledger: keep it, and ``POST /v1/matches/import`` restores the match. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    match_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Export"];
-                    };
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        /**
+         * The whole ledger, signed by the service (needs the token): keep it, and
+         *     `POST /v1/matches/import` restores the match with its answered Idempotency-Keys.
+         */
+        get: operations["exportMatch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -694,150 +252,16 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;
             };
             cookie?: never;
         };
-        /** The ledger's entries in order, ``limit`` at a time; follow ``next_cursor``. */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description opaque; from next_cursor */
-                    cursor?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    match_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Page"];
-                    };
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid body, an illegal record (`illegal-record`, with violations), a key reused with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), a re-score that differs (`rescore-mismatch`), `records-unsupported`. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        /** The ledger's entries in order, `limit` at a time; follow `next_cursor`. */
+        get: operations["listHands"];
         put?: never;
         /** Append a scored hand (a score body or a hand record) and answer the new standings. */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "Idempotency-Key": string;
-                    "If-Match"?: string;
-                    Authorization: string;
-                };
-                path: {
-                    match_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AppendHand"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        ETag?: string;
-                        Location?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Appended"];
-                    };
-                };
-                /** @description Idempotency-Key missing or too long (`idempotency-key-required`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No token (`token-required`); send `Authorization: Bearer <token>`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Wrong token (`token-invalid`). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, `player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-exists`. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Stale If-Match (`precondition-failed`). */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid body, an illegal record (`illegal-record`, with violations), a key reused with another body (`idempotency-key-reused`), a broken chain (`chain-broken`), a re-score that differs (`rescore-mismatch`), `records-unsupported`. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["appendHand"];
         delete?: never;
         options?: never;
         head?: never;
@@ -849,50 +273,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;
+                /** @example 0 */
                 seq: number;
             };
             cookie?: never;
         };
         /** One ledger entry by its sequence number. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    match_id: string;
-                    seq: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Entry"];
-                    };
-                };
-                /** @description No such match (`match-not-found`): it may have expired; import its export. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        get: operations["getHand"];
         put?: never;
         post?: never;
         delete?: never;
@@ -911,32 +300,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Add cards to a meld on the table (a card that fits both ends of a run goes high). */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Build"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["BuildResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["buildOnMeld"];
         delete?: never;
         options?: never;
         head?: never;
@@ -953,32 +317,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Do these melds, laid together as a first meld, reach the opening threshold? */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Opening"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OpeningResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["checkOpening"];
         delete?: never;
         options?: never;
         head?: never;
@@ -995,32 +334,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Is this a legal meld? Which kind, what do its jokers stand for, what is it worth? */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Validate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidateResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["validateMeld"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1035,27 +349,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the catalog. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RuleSetList"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        get: operations["listRuleSets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1069,41 +363,13 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @example kaluki-51 */
                 name: string;
             };
             cookie?: never;
         };
         /** Every parameter of one rule set, with its value and a one-line description. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RuleSet"];
-                    };
-                };
-                /** @description No such rule set (problem `unknown-ruleset`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        get: operations["getRuleSet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1125,32 +391,7 @@ export interface paths {
          * Rule on one turn, statelessly: table, the player's hand before the draw, whether
          *     they have opened and the discard pile's top card.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["TurnCheck"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TurnCheckResponse"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        post: operations["checkTurn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1165,27 +406,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every violation code, the rule it stands for and its message templates. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CodeList"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
+        get: operations["listViolations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1199,13 +420,14 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Adjudication: {
-            legal?: boolean;
-            result?: components["schemas"]["Result"] | null;
-            state?: components["schemas"]["State"];
+            legal: boolean;
+            /** @description null unless the hand is over */
+            result: components["schemas"]["Result"] | null;
+            state: components["schemas"]["State"];
             /** @description only with ?steps=true: the deal, then one step per turn replayed */
             steps?: components["schemas"]["Step"][];
             /** @description the first violation, with turn and play */
-            violations?: components["schemas"]["Violation"][];
+            violations: components["schemas"]["Violation"][];
         };
         Analyze: {
             /**
@@ -1222,44 +444,45 @@ export interface components {
              *       "5s"
              *     ]
              */
-            cards: string[];
-            /**
-             * @description the player has already made their first meld: going out needs no threshold and no special win is left (can_special false)
-             * @default false
-             */
-            opened: boolean;
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            cards: components["schemas"]["Card"][];
+            /** @description the player has already made their first meld: going out needs no threshold and no special win is left (can_special false) (default: false) */
+            opened?: boolean;
+            ruleset: components["schemas"]["RuleSetRef"];
         };
         AnalyzeResponse: {
-            can_go_out?: boolean;
-            can_open?: boolean;
-            can_special?: boolean;
-            deadwood?: string[];
-            deadwood_value?: number;
-            melded_count?: number;
-            melds?: components["schemas"]["Meld"][];
+            can_go_out: boolean;
+            can_open: boolean;
+            can_special: boolean;
+            deadwood: components["schemas"]["Card"][];
+            deadwood_value: number;
+            melded_count: number;
+            melds: components["schemas"]["Meld"][];
         };
+        AnsweredKey: {
+            /** @description SHA-256 of the request */
+            fingerprint?: string;
+            key?: string;
+            /** @description the entry the key appended */
+            seq?: number;
+        };
+        /** @description Exactly one of `score` and `record`. */
         AppendHand: {
-            /** @description a hand record without ruleset */
-            record?: {
-                [key: string]: unknown;
-            };
+            /** @description a hand record without `ruleset` */
+            record?: components["schemas"]["MatchHandRecord"];
             /** @description a /hands/score body without ruleset */
             score?: components["schemas"]["MatchScore"];
-        };
+        } & (unknown | unknown);
         Appended: {
-            /** @description 1-based hand number */
+            /** @description hands: the 1-based hand number */
             hand?: number;
-            hash?: string;
-            match?: components["schemas"]["Match"];
+            hash: string;
+            match: components["schemas"]["Match"];
+            /** @description buy-ins: who bought back in */
+            player?: string;
+            /** @description hands only */
             scores?: components["schemas"]["PlayerScore"][];
-            seq?: number;
+            seq: number;
+            /** @description hands only */
             special?: boolean;
         };
         Build: {
@@ -1272,11 +495,7 @@ export interface components {
              *       }
              *     ]
              */
-            cards: (string | {
-                card?: string;
-                /** @enum {string} */
-                end?: "low" | "high";
-            })[];
+            cards: components["schemas"]["BuildCard"][];
             /**
              * @description the meld on the table
              * @example [
@@ -1285,36 +504,49 @@ export interface components {
              *       "7h"
              *     ]
              */
-            meld: string[];
-            /** @default true */
-            opened: boolean;
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            meld: components["schemas"]["MeldCard"][];
+            /** @description (default: true) */
+            opened?: boolean;
+            ruleset: components["schemas"]["RuleSetRef"];
+        };
+        /** @description A card added to a meld, or `{card, end}` to say which end of a run. */
+        BuildCard: components["schemas"]["MeldCard"] | {
+            card: components["schemas"]["MeldCard"];
+            /** @enum {string} */
+            end?: "low" | "high";
         };
         BuildResponse: {
-            meld?: components["schemas"]["Meld"];
-            valid?: boolean;
-            violations?: components["schemas"]["Violation"][];
+            /** @description the resulting meld (unchanged when invalid) */
+            meld: components["schemas"]["Meld"];
+            valid: boolean;
+            violations: components["schemas"]["Violation"][];
         };
         BuyIn: {
             player: string;
         };
+        /**
+         * @description A card: rank `A 2-9 T J Q K` (`10` for `T`) then suit `c d h s` (`♣ ♦ ♥ ♠` accepted), case-insensitive; a joker is `JK` (or `*`). Responses use the canonical form (`Th`, `As`, `JK`).
+         * @example Qs
+         * @example Th
+         * @example JK
+         */
+        Card: string;
         Code: {
             /** @example run-too-short */
-            code?: string;
+            code: string;
             /** @description message templates by language (en, nl) */
-            message?: {
+            message: {
                 [key: string]: string;
             };
-            rule?: string;
+            rule: string;
+            /**
+             * @description the code's page
+             * @example /problems/run-too-short
+             */
+            type: string;
         };
         CodeList: {
-            violations?: components["schemas"]["Code"][];
+            violations: components["schemas"]["Code"][];
         };
         CreateMatch: {
             buy_in_min_players?: number;
@@ -1326,25 +558,19 @@ export interface components {
             match_end?: "goal" | "elimination" | "hands";
             match_hands?: number;
             players: string[];
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            ruleset: components["schemas"]["RuleSetRef"];
         };
         Created: {
-            id?: string;
-            match?: components["schemas"]["Match"];
+            id: string;
+            match: components["schemas"]["Match"];
             /** @description the write secret; shown only once */
-            token?: string;
+            token: string;
         };
         Entry: {
-            hash?: string;
-            seq?: number;
+            hash: string;
+            seq: number;
             /** @enum {string} */
-            type?: "hand" | "buy-in";
+            type: "hand" | "buy-in";
         } & {
             [key: string]: unknown;
         };
@@ -1355,11 +581,15 @@ export interface components {
             format?: string;
             head?: string;
             id?: string;
+            /** @description the Idempotency-Keys the match answered, restored by an import so that a retry replays */
+            idempotency?: components["schemas"]["AnsweredKey"][];
             match_end?: {
                 [key: string]: unknown;
             };
             players?: string[];
             ruleset?: unknown;
+            /** @description HMAC-SHA256 (hex) under the service's signing key, over the canonical JSON of the export without `signature` and `entries` (the entries are bound by `head`) */
+            signature?: string;
             standings?: components["schemas"]["Standing"][];
             token_sha256?: string;
             version?: number;
@@ -1367,65 +597,73 @@ export interface components {
             [key: string]: unknown;
         };
         HandCards: {
-            cards?: string[];
-            id?: string;
+            cards: components["schemas"]["Card"][];
+            id: string;
+        };
+        /** @description A whole hand: rule set, players, deal and turns (SPEC §5). */
+        HandRecord: {
+            ruleset: components["schemas"]["RuleSetRef"];
+        } & components["schemas"]["MatchHandRecord"];
+        Health: {
+            /** @enum {string} */
+            status: "ok";
         };
         Import: {
-            /** @default null */
-            created: string | null;
+            created?: string | null;
             entries: {
                 [key: string]: unknown;
             }[];
             /** @enum {string} */
             format: "kaluki-ledger/1";
-            /** @default null */
-            hands_played: number | null;
+            hands_played?: number | null;
             head: string;
             id: string;
+            /** @description the Idempotency-Keys answered: {key, fingerprint, seq} */
+            idempotency?: {
+                [key: string]: unknown;
+            }[];
             match_end: components["schemas"]["MatchEndFields"];
             players: string[];
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
-            /** @default null */
-            standings: {
+            ruleset: components["schemas"]["RuleSetRef"];
+            /** @description HMAC-SHA256 (hex) by the service; an import without a valid one is 422 signature-invalid */
+            signature?: string | null;
+            standings?: {
                 [key: string]: unknown;
             }[] | null;
-            /** @default null */
-            status: string | null;
+            status?: string | null;
             token_sha256: string;
-            /** @default null */
-            version: number | null;
-            /** @default null */
-            winner: string | null;
+            version?: number | null;
+            winner?: string | null;
         };
         Joker: {
-            /** @example Qd */
-            as?: string;
-            index?: number;
+            /**
+             * @description the card it stands for (a rank alone in a set)
+             * @example Qd
+             */
+            as: string;
+            /** @description position in cards */
+            index: number;
         };
         Match: {
             /** @description a shared win */
-            co_winners?: string[];
-            created?: string;
-            hands_played?: number;
-            head?: string;
-            id?: string;
+            co_winners: string[];
+            created: string | null;
+            hands_played: number;
+            /** @description the last entry's hash */
+            head: string;
+            id: string;
             /** @description match_end, goal_points, elimination_over, match_hands, buy_ins, buy_ins_max, buy_in_min_players in force */
-            match_end?: {
+            match_end: {
                 [key: string]: unknown;
             };
-            players?: string[];
-            ruleset?: unknown;
-            standings?: components["schemas"]["Standing"][];
+            players: string[];
+            ruleset: components["schemas"]["RuleSetRef"];
+            standings: components["schemas"]["Standing"][];
             /** @enum {string} */
-            status?: "in_progress" | "finished";
-            version?: number;
-            winner?: string | null;
+            status: "in_progress" | "finished";
+            /** @description entries in the ledger */
+            version: number;
+            winner: string | null;
         };
         MatchEndFields: {
             buy_in_min_players?: number;
@@ -1436,6 +674,20 @@ export interface components {
             /** @enum {string} */
             match_end?: "goal" | "elimination" | "hands";
             match_hands?: number;
+        };
+        /** @description A hand record without `ruleset` (the match's rule set applies). */
+        MatchHandRecord: {
+            /** @description player → the cards dealt */
+            deal: {
+                [key: string]: components["schemas"]["Card"][];
+            };
+            /** @description optional: the starting discard pile, top last */
+            discard?: components["schemas"]["Card"][];
+            /** @description in turn order, starting with the first to play */
+            players: string[];
+            /** @description optional: the undealt cards, top first */
+            stock?: components["schemas"]["Card"][];
+            turns?: components["schemas"]["Turn"][];
         };
         MatchScore: {
             /** @enum {string} */
@@ -1451,17 +703,31 @@ export interface components {
              *       "Kd"
              *     ]
              */
-            cards?: string[];
+            cards: components["schemas"]["MeldCard"][];
             /** @description no joker can ever be released from it */
-            closed?: boolean;
-            jokers?: components["schemas"]["Joker"][];
+            closed: boolean;
+            jokers: components["schemas"]["Joker"][];
             /** @enum {string} */
-            kind?: "set" | "run";
-            points?: number;
+            kind: "set" | "run";
+            points: number;
             /** @description sets only */
             rank?: string;
             /** @description runs only */
             suit?: string;
+        };
+        /**
+         * @description A card inside a meld: a `Card`, or a joker that says what it stands for (`JK=7h`; for a set the rank is enough: `JK=7`).
+         * @example 7h
+         * @example JK
+         * @example JK=Qd
+         * @example JK=7
+         */
+        MeldCard: string;
+        /** @description A meld as sent: its cards, or `{cards, kind}` to pin the reading. */
+        MeldInput: components["schemas"]["MeldCard"][] | {
+            cards: components["schemas"]["MeldCard"][];
+            /** @enum {string} */
+            kind?: "set" | "run";
         };
         Opening: {
             /**
@@ -1479,25 +745,20 @@ export interface components {
              *       ]
              *     ]
              */
-            melds: string[][];
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            melds: components["schemas"]["MeldInput"][];
+            ruleset: components["schemas"]["RuleSetRef"];
         };
         OpeningResponse: {
-            melds?: (components["schemas"]["Meld"] | null)[];
-            points?: number;
-            threshold?: number;
-            valid?: boolean;
-            violations?: components["schemas"]["Violation"][];
+            /** @description each meld read, null where it is not legal */
+            melds: (components["schemas"]["Meld"] | null)[];
+            points: number;
+            threshold: number;
+            valid: boolean;
+            violations: components["schemas"]["Violation"][];
         };
         Page: {
-            items?: components["schemas"]["Entry"][];
-            next_cursor?: string | null;
+            items: components["schemas"]["Entry"][];
+            next_cursor: string | null;
         };
         PaginationMetadata: {
             /** @description First available page number. */
@@ -1515,33 +776,81 @@ export interface components {
             /** @description Total number of pages. */
             total_pages?: number;
         };
+        /** @description One play of a turn: lay a new meld, build on a table meld (numbered from 0 in the order laid), or release a joker from one. */
+        Play: {
+            meld: components["schemas"]["MeldInput"];
+        } | {
+            build: {
+                cards: components["schemas"]["BuildCard"][];
+                meld: number;
+            };
+        } | {
+            release: {
+                cards: components["schemas"]["Card"][];
+                meld: number;
+            };
+        };
         PlayerCards: {
-            cards: string[];
+            cards: components["schemas"]["Card"][];
             id: string;
         };
         PlayerScore: {
-            hand_value?: number;
-            id?: string;
-            penalty?: number;
-            points?: number;
+            /** @description penalty value of the cards the player still holds */
+            hand_value: number;
+            id: string;
+            /** @description added to match penalty */
+            penalty: number;
+            /** @description added to match points */
+            points: number;
         };
         Problem: {
             /**
              * @description stable kebab-case code
              * @example invalid-card
              */
-            code?: string;
-            detail?: string;
+            code: string;
+            detail: string;
             /** @description field path → messages (schema failures) */
             errors?: {
                 [key: string]: string[];
             };
+            /**
+             * @description this request's id, as in the X-Request-ID response header and the logs
+             * @example 5f0c7e1d9b2a4c6e8f00112233445566
+             */
+            request_id?: string;
             /** @example 422 */
-            status?: number;
+            status: number;
             /** @example Invalid card */
-            title?: string;
+            title: string;
             /** @example /problems/invalid-card */
-            type?: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProblemType: {
+            /** @example invalid-card */
+            code: string;
+            /** @description language → what it means and how to fix it */
+            description: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            kind: "problem" | "violation" | "problem+violation";
+            /** @description problems only: the HTTP status */
+            status?: number;
+            /** @description language → title (en, nl) */
+            title: {
+                [key: string]: string;
+            };
+            /** @example /problems/invalid-card */
+            type: string;
+        };
+        Readiness: {
+            /** @description what the check of Redis found */
+            redis: string;
+            /** @enum {string} */
+            status: "ok" | "unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -1552,7 +861,7 @@ export interface components {
              *       "7s"
              *     ]
              */
-            cards: string[];
+            cards: components["schemas"]["Card"][];
             /**
              * @example [
              *       "7c",
@@ -1560,97 +869,206 @@ export interface components {
              *       "JK"
              *     ]
              */
-            meld: string[];
-            /** @default true */
-            opened: boolean;
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            meld: components["schemas"]["MeldCard"][];
+            /** @description (default: true) */
+            opened?: boolean;
+            ruleset: components["schemas"]["RuleSetRef"];
         };
         ReleaseResponse: {
-            closed?: boolean;
-            legal?: boolean;
-            meld?: components["schemas"]["Meld"];
+            closed: boolean;
+            legal: boolean;
+            meld: components["schemas"]["Meld"];
             /** @enum {string} */
-            must_use?: "hand" | "any_meld" | "new_meld";
-            released?: number;
-            violations?: components["schemas"]["Violation"][];
+            must_use: "hand" | "any_meld" | "new_meld";
+            /** @description jokers freed */
+            released: number;
+            violations: components["schemas"]["Violation"][];
         };
         Result: {
             /** @enum {string} */
-            finish?: "out" | "special";
-            scores?: components["schemas"]["ScoreLine"][];
-            special?: boolean;
-            winner?: string;
+            finish: "out" | "special";
+            scores: components["schemas"]["PlayerScore"][];
+            special: boolean;
+            winner: string;
         };
         RuleSet: {
             /** @description parameter → one-line description */
-            descriptions?: {
+            descriptions: {
                 [key: string]: string;
             };
-            name?: string;
+            name: string;
             /** @description parameter → value */
-            parameters?: {
+            parameters: {
                 [key: string]: unknown;
             };
-            source?: string;
+            source: string;
         };
         RuleSetList: {
-            rulesets?: components["schemas"]["RuleSetSummary"][];
+            rulesets: components["schemas"]["RuleSetSummary"][];
+        };
+        /** @description Rule-set parameters to change (names and ranges as in `GET /v1/rulesets/{name}`). */
+        RuleSetOverrides: {
+            /**
+             * @description where an ace may stand in a run: high (Q-K-A), low (A-2-3), high_or_low (either end, never K-A-2) or around (K-A-2 allowed)
+             * @enum {string}
+             */
+            ace?: "high" | "low" | "high_or_low" | "around";
+            /** @description an ace's value at the low end of a run (meld points, opening) */
+            ace_low_value?: number;
+            /** @description a player may build on melds only after their own opening */
+            build_requires_opening?: boolean;
+            /** @description a buy-in needs at least this many players at the table, counting the one buying in (3: never head to head) */
+            buy_in_min_players?: number;
+            /** @description elimination: an eliminated player may buy back in, re-entering at the highest penalty still in the match */
+            buy_ins?: boolean;
+            /** @description buy-ins allowed per player in a match */
+            buy_ins_max?: number;
+            /** @description penalty values of cards left in hand: ace, face (T J Q K) and joker; 2-9 count face value */
+            card_values?: {
+                ace?: number;
+                face?: number;
+                joker?: number;
+            };
+            /** @description standard 52-card decks shuffled together */
+            decks?: number;
+            /**
+             * @description what a card taken from the discard pile must do: free (nothing), meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new meld that turn)
+             * @enum {string}
+             */
+            discard_pickup?: "free" | "meld_same_turn" | "new_meld_same_turn";
+            /** @description elimination: a player whose penalty exceeds this is out */
+            elimination_over?: number;
+            /**
+             * @description whether a player's last card must go to the discard pile (required) or the hand may also end by melding every card (optional)
+             * @enum {string}
+             */
+            final_discard?: "required" | "optional";
+            /** @description goal: points that win the match */
+            goal_points?: number;
+            /** @description cards dealt to each player */
+            hand_size?: number;
+            /** @description a joker's value in meld points and the opening: "represented" (the card it stands for) or a fixed number */
+            joker_opening_value?: "represented" | number;
+            /** @description jokers added to the decks */
+            jokers?: number;
+            /**
+             * @description how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out) or hands (after match_hands hands)
+             * @enum {string}
+             */
+            match_end?: "goal" | "elimination" | "hands";
+            /** @description hands: number of hands in the match */
+            match_hands?: number;
+            /** @description points a player's first melds must reach (0: none) */
+            opening_min_points?: number;
+            /** @description bonus_penalty: the winner's points for going out */
+            out_bonus?: number;
+            /** @description most players at the table */
+            players_max?: number;
+            /** @description fewest players at the table */
+            players_min?: number;
+            /** @description the last missing natural may free the joker of a 4-card set (three naturals and a joker) */
+            release_closed_four?: boolean;
+            /** @description a player may release jokers only after their own opening */
+            release_requires_opening?: boolean;
+            /**
+             * @description how a joker leaves a run: never, or exact (only the card it stands for frees it)
+             * @enum {string}
+             */
+            release_run?: "never" | "exact";
+            /**
+             * @description how a joker leaves a set: never, one_missing (one natural of a missing suit frees it) or all_missing (the naturals of every missing suit, laid together)
+             * @enum {string}
+             */
+            release_set?: "never" | "one_missing" | "all_missing";
+            /**
+             * @description where a released joker must go, the same turn: hand (kept), any_meld (into any meld laid or built that turn) or new_meld (into a new meld)
+             * @enum {string}
+             */
+            released_joker?: "hand" | "any_meld" | "new_meld";
+            /** @description most cards in a run */
+            run_max?: number;
+            /** @description fewest cards in a run */
+            run_min?: number;
+            /** @description natural (non-joker) cards a run needs */
+            run_min_naturals?: number;
+            /**
+             * @description end-of-hand scoring: winner_collects, bonus_penalty or penalty (SPEC §6)
+             * @enum {string}
+             */
+            scoring?: "winner_collects" | "bonus_penalty" | "penalty";
+            /** @description no two cards of one suit in a set (jokers fill missing suits) */
+            set_distinct_suits?: boolean;
+            /** @description most cards in a set */
+            set_max?: number;
+            /** @description fewest cards in a set */
+            set_min?: number;
+            /** @description natural (non-joker) cards a set needs */
+            set_min_naturals?: number;
+            /** @description bonus_penalty: the winner's points for a special win */
+            special_bonus?: number;
+            /** @description winner_collects: points each loser loses after a special win */
+            special_flat?: number;
+            /** @description multiplier on the losers' hand values after a special win */
+            special_multiplier?: number;
+            /**
+             * @description name of the one-turn win: every card laid in the turn of one's first meld
+             * @enum {string}
+             */
+            special_win?: "kaluki" | "hunt" | "kalookie";
+        };
+        /**
+         * @description A catalog rule-set name, or a catalog rule set with overrides.
+         * @example kaluki-51
+         * @example {
+         *       "base": "kaluki-51",
+         *       "overrides": {
+         *         "run_min": 3
+         *       }
+         *     }
+         */
+        RuleSetRef: string | {
+            /** @example kaluki-51 */
+            base: string;
+            overrides?: components["schemas"]["RuleSetOverrides"] | null;
         };
         RuleSetSummary: {
-            href?: string;
+            href: string;
             /** @example kaluki-51 */
-            name?: string;
+            name: string;
             /** @description [min, max] */
-            players?: number[];
-            source?: string;
+            players: number[];
+            source: string;
         };
         Score: {
             /** @enum {string} */
             finish: "out" | "special";
             players: components["schemas"]["PlayerCards"][];
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            ruleset: components["schemas"]["RuleSetRef"];
             winner: string;
         };
-        ScoreLine: {
-            hand_value?: number;
-            id?: string;
-            penalty?: number;
-            points?: number;
-        };
         ScoreResponse: {
-            scores?: components["schemas"]["PlayerScore"][];
-            special?: boolean;
+            scores: components["schemas"]["PlayerScore"][];
+            special: boolean;
         };
         Standing: {
-            buy_ins?: number;
-            eliminated?: boolean;
-            hands_won?: number;
-            penalty?: number;
-            player?: string;
-            points?: number;
+            buy_ins: number;
+            eliminated: boolean;
+            hands_won: number;
+            penalty: number;
+            player: string;
+            points: number;
         };
         State: {
-            discard_count?: number;
-            discard_top?: string | null;
-            hands?: components["schemas"]["HandCards"][];
-            next_player?: string | null;
-            opened?: string[];
-            stock_count?: number;
-            table?: components["schemas"]["Meld"][];
+            discard_count: number;
+            discard_top: string | null;
+            hands: components["schemas"]["HandCards"][];
+            next_player: string | null;
+            /** @description players who have made their first meld */
+            opened: string[];
+            stock_count: number;
+            table: components["schemas"]["Meld"][];
             /** @description the turn the state stands before */
-            turn?: number;
+            turn: number;
         };
         Step: {
             /** @description that turn as the record gives it (canonical cards); null: the deal */
@@ -1693,89 +1111,61 @@ export interface components {
             /** @description the turn (index into turns); null: the deal */
             turn?: number | null;
         };
+        /**
+         * @description One turn: the draw, the plays in order, the discard.
+         * @example {
+         *       "discard": "3d",
+         *       "draw": {
+         *         "card": "Qs",
+         *         "from": "stock"
+         *       },
+         *       "player": "ann",
+         *       "plays": [
+         *         {
+         *           "meld": [
+         *             "Ks",
+         *             "Kh",
+         *             "Kd"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        Turn: {
+            discard?: components["schemas"]["Card"];
+            draw?: {
+                card?: components["schemas"]["Card"];
+                /** @enum {string} */
+                from: "stock" | "discard";
+            };
+            /** @description who plays (hand records) */
+            player?: string;
+            plays?: components["schemas"]["Play"][];
+            /** @description the new stock, top first, on the turn that draws from an empty stock */
+            restock?: components["schemas"]["Card"][];
+        };
         TurnCheck: {
-            /** @default null */
-            discard_top: string | null;
+            discard_top?: string | null;
             /** @description the player's hand before the draw */
-            hand: string[];
-            /**
-             * @description the player built or released in an earlier turn of this hand without opening (possible where build_requires_opening is false): going out this turn is then "out", not special (SPEC §3). Implied by opened.
-             * @default false
-             */
-            laid_before: boolean;
-            /** @default false */
-            opened: boolean;
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            hand: components["schemas"]["Card"][];
+            /** @description the player built or released in an earlier turn of this hand without opening (possible where build_requires_opening is false): going out this turn is then "out", not special (SPEC §3). Implied by opened. (default: false) */
+            laid_before?: boolean;
+            /** @description (default: false) */
+            opened?: boolean;
+            ruleset: components["schemas"]["RuleSetRef"];
             /** @description the melds on the table, numbered from 0 */
-            table?: string[][];
-            /**
-             * @example {
-             *       "discard": "3d",
-             *       "draw": {
-             *         "card": "Qs",
-             *         "from": "stock"
-             *       },
-             *       "plays": [
-             *         {
-             *           "meld": [
-             *             "Ks",
-             *             "Kh",
-             *             "Kd"
-             *           ]
-             *         }
-             *       ]
-             *     }
-             */
-            turn: {
-                discard?: string;
-                draw?: {
-                    card?: string;
-                    /** @enum {string} */
-                    from?: "stock" | "discard";
-                };
-                player?: string;
-                plays?: ({
-                    meld: string[] | {
-                        cards?: string[];
-                        /** @enum {string} */
-                        kind?: "set" | "run";
-                    };
-                } | {
-                    build: {
-                        cards?: (string | {
-                            card?: string;
-                            /** @enum {string} */
-                            end?: "low" | "high";
-                        })[];
-                        meld?: number;
-                    };
-                } | {
-                    release: {
-                        cards?: string[];
-                        meld?: number;
-                    };
-                })[];
-                /** @description the new stock, top first, on the turn that draws from an empty stock */
-                restock?: string[];
-            } & {
-                [key: string]: unknown;
-            };
+            table?: components["schemas"]["MeldCard"][][];
+            turn: components["schemas"]["Turn"];
         };
         TurnCheckResponse: {
             /** @enum {string|null} */
-            finish?: "out" | "special" | null;
-            finished?: boolean;
-            hand?: string[];
-            legal?: boolean;
-            opened?: boolean;
-            table?: components["schemas"]["Meld"][];
-            violations?: components["schemas"]["Violation"][];
+            finish: "out" | "special" | null;
+            finished: boolean;
+            hand: components["schemas"]["Card"][];
+            legal: boolean;
+            opened: boolean;
+            table: components["schemas"]["Meld"][];
+            violations: components["schemas"]["Violation"][];
         };
         Validate: {
             /**
@@ -1785,31 +1175,36 @@ export interface components {
              *       "Kd"
              *     ]
              */
-            cards: string[];
+            cards: components["schemas"]["MeldCard"][];
             /**
              * @description read the cards as this kind only
-             * @default null
              * @enum {string|null}
              */
-            kind: "set" | "run" | null;
-            /** @description A catalog name, or a catalog rule set with overrides. */
-            ruleset: string | {
-                base?: string;
-                overrides?: {
-                    [key: string]: unknown;
-                };
-            };
+            kind?: "set" | "run" | null;
+            ruleset: components["schemas"]["RuleSetRef"];
         };
         ValidateResponse: {
-            alternatives?: components["schemas"]["Meld"][];
-            meld?: components["schemas"]["Meld"] | null;
-            valid?: boolean;
-            violations?: components["schemas"]["Violation"][];
+            /** @description other legal readings */
+            alternatives: components["schemas"]["Meld"][];
+            /** @description the reading (null when there is none) */
+            meld: components["schemas"]["Meld"] | null;
+            valid: boolean;
+            violations: components["schemas"]["Violation"][];
         };
         Violation: {
             /** @example run-too-short */
             code: string;
+            /** @description English, or Dutch for Accept-Language: nl */
             message: string;
+            /** @description adjudicate: 0-based index into the turn's plays; null for the draw, the discard or the turn as a whole */
+            play?: number | null;
+            /** @description adjudicate: 0-based index into turns */
+            turn?: number;
+            /**
+             * @description the code's page
+             * @example /problems/run-too-short
+             */
+            type: string;
         } & {
             [key: string]: unknown;
         };
@@ -1824,15 +1219,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Unprocessable Entity */
-        UNPROCESSABLE_ENTITY: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
     };
     parameters: never;
     requestBodies: never;
@@ -1840,4 +1226,4345 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getProblem: {
+        parameters: {
+            query?: {
+                /** @description the page's language (overrides Accept-Language) */
+                lang?: "en" | "nl";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a problem code or a violation code
+                 * @example invalid-card
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code's description. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid-card",
+                     *       "description": {
+                     *         "en": "A card is not written in the card notation: rank (A 2-9 T J Q K, 10) then suit (c d h s), or JK for a joker.",
+                     *         "nl": "Een kaart staat niet in de kaartnotatie: rang (A 2-9 T J Q K, 10) en dan kleur (c d h s), of JK voor een joker."
+                     *       },
+                     *       "example": "POST /v1/melds/validate\n{\"ruleset\": \"kaluki-51\", \"cards\": [\"Qz\", \"Qs\", \"Qh\"]}",
+                     *       "kind": "problem",
+                     *       "status": 422,
+                     *       "title": {
+                     *         "en": "Invalid card",
+                     *         "nl": "Ongeldige kaart"
+                     *       },
+                     *       "type": "/problems/invalid-card"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProblemType"];
+                    "text/html": string;
+                };
+            };
+            /** @description No such problem or violation code (`not-found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not-found",
+                     *       "detail": "No such problem or violation code.",
+                     *       "status": 404,
+                     *       "title": "Not found",
+                     *       "type": "/problems/not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redis answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "redis": "ok (embedded redis in /tmp/tmpl5lzt6v0, 0.9 ms)",
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Redis does not answer (retry after `Retry-After`). */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "redis": "Error 111 connecting to 127.0.0.1:6379",
+                     *       "status": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    adjudicateHand: {
+        parameters: {
+            query?: {
+                /** @description also answer `steps`: the state after the deal and after each turn (for viewers that step through the hand) */
+                steps?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "deal": {
+                 *         "ann": [
+                 *           "4h",
+                 *           "5h",
+                 *           "6h",
+                 *           "7h",
+                 *           "8h",
+                 *           "9h",
+                 *           "Th",
+                 *           "Jh",
+                 *           "Qh",
+                 *           "Kh",
+                 *           "Ah",
+                 *           "2c",
+                 *           "3c"
+                 *         ],
+                 *         "bob": [
+                 *           "2d",
+                 *           "5d",
+                 *           "8d",
+                 *           "Jd",
+                 *           "3s",
+                 *           "6s",
+                 *           "9s",
+                 *           "Qs",
+                 *           "4c",
+                 *           "7c",
+                 *           "Tc",
+                 *           "Kc",
+                 *           "JK"
+                 *         ]
+                 *       },
+                 *       "players": [
+                 *         "ann",
+                 *         "bob"
+                 *       ],
+                 *       "ruleset": "kaluki-hunt",
+                 *       "turns": [
+                 *         {
+                 *           "discard": "Ah",
+                 *           "draw": {
+                 *             "card": "4c",
+                 *             "from": "stock"
+                 *           },
+                 *           "player": "ann",
+                 *           "plays": [
+                 *             {
+                 *               "meld": [
+                 *                 "4h",
+                 *                 "5h",
+                 *                 "6h",
+                 *                 "7h",
+                 *                 "8h",
+                 *                 "9h",
+                 *                 "Th"
+                 *               ]
+                 *             },
+                 *             {
+                 *               "meld": [
+                 *                 "Jh",
+                 *                 "Qh",
+                 *                 "Kh"
+                 *               ]
+                 *             },
+                 *             {
+                 *               "meld": [
+                 *                 "2c",
+                 *                 "3c",
+                 *                 "4c"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["HandRecord"];
+                /**
+                 * @example ruleset kaluki-hunt
+                 *     players ann bob
+                 *     deal ann 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah 2c 3c
+                 *     deal bob 2d 5d 8d Jd 3s 6s 9s Qs 4c 7c Tc Kc JK
+                 *     turn 0 ann
+                 *       draw stock 4c
+                 *       meld 4h 5h 6h 7h 8h 9h Th
+                 *       meld Jh Qh Kh
+                 *       meld 2c 3c 4c
+                 *       discard Ah
+                 */
+                "text/vnd.kaluki.hand": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "legal": true,
+                     *       "result": {
+                     *         "finish": "special",
+                     *         "scores": [
+                     *           {
+                     *             "hand_value": 0,
+                     *             "id": "ann",
+                     *             "penalty": 0,
+                     *             "points": 40
+                     *           },
+                     *           {
+                     *             "hand_value": 109,
+                     *             "id": "bob",
+                     *             "penalty": 218,
+                     *             "points": 0
+                     *           }
+                     *         ],
+                     *         "special": true,
+                     *         "winner": "ann"
+                     *       },
+                     *       "state": {
+                     *         "discard_count": 1,
+                     *         "discard_top": "Ah",
+                     *         "hands": [
+                     *           {
+                     *             "cards": [],
+                     *             "id": "ann"
+                     *           },
+                     *           {
+                     *             "cards": [
+                     *               "JK",
+                     *               "2d",
+                     *               "3s",
+                     *               "4c",
+                     *               "5d",
+                     *               "6s",
+                     *               "7c",
+                     *               "8d",
+                     *               "9s",
+                     *               "Tc",
+                     *               "Jd",
+                     *               "Qs",
+                     *               "Kc"
+                     *             ],
+                     *             "id": "bob"
+                     *           }
+                     *         ],
+                     *         "next_player": null,
+                     *         "opened": [
+                     *           "ann"
+                     *         ],
+                     *         "stock_count": 79,
+                     *         "table": [
+                     *           {
+                     *             "cards": [
+                     *               "4h",
+                     *               "5h",
+                     *               "6h",
+                     *               "7h",
+                     *               "8h",
+                     *               "9h",
+                     *               "Th"
+                     *             ],
+                     *             "closed": false,
+                     *             "jokers": [],
+                     *             "kind": "run",
+                     *             "points": 49,
+                     *             "suit": "h"
+                     *           },
+                     *           {
+                     *             "cards": [
+                     *               "Jh",
+                     *               "Qh",
+                     *               "Kh"
+                     *             ],
+                     *             "closed": false,
+                     *             "jokers": [],
+                     *             "kind": "run",
+                     *             "points": 30,
+                     *             "suit": "h"
+                     *           },
+                     *           {
+                     *             "cards": [
+                     *               "2c",
+                     *               "3c",
+                     *               "4c"
+                     *             ],
+                     *             "closed": false,
+                     *             "jokers": [],
+                     *             "kind": "run",
+                     *             "points": 9,
+                     *             "suit": "c"
+                     *           }
+                     *         ],
+                     *         "turn": 1
+                     *       },
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Adjudication"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Neither `application/json` nor `text/vnd.kaluki.hand` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "Neither application/json nor text/vnd.kaluki.hand.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-record`, `invalid-notation`, `deal-size`, `unknown-player`, `missing-card`, `player-count`, `search-too-large` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    analyzeHand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cards": [
+                 *         "9c",
+                 *         "Tc",
+                 *         "Jc",
+                 *         "Qc",
+                 *         "Kh",
+                 *         "Ks",
+                 *         "JK",
+                 *         "2d",
+                 *         "5s",
+                 *         "Ah",
+                 *         "2h",
+                 *         "3h",
+                 *         "4h",
+                 *         "8d"
+                 *       ],
+                 *       "ruleset": "kaluki-51"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Analyze"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "can_go_out": false,
+                     *       "can_open": true,
+                     *       "can_special": false,
+                     *       "deadwood": [
+                     *         "2d",
+                     *         "5s",
+                     *         "8d"
+                     *       ],
+                     *       "deadwood_value": 15,
+                     *       "melded_count": 11,
+                     *       "melds": [
+                     *         {
+                     *           "cards": [
+                     *             "Ah",
+                     *             "2h",
+                     *             "3h",
+                     *             "4h"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [],
+                     *           "kind": "run",
+                     *           "points": 20,
+                     *           "suit": "h"
+                     *         },
+                     *         {
+                     *           "cards": [
+                     *             "9c",
+                     *             "Tc",
+                     *             "Jc",
+                     *             "Qc"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [],
+                     *           "kind": "run",
+                     *           "points": 39,
+                     *           "suit": "c"
+                     *         },
+                     *         {
+                     *           "cards": [
+                     *             "Kh",
+                     *             "Ks",
+                     *             "JK=K"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [
+                     *             {
+                     *               "as": "K",
+                     *               "index": 2
+                     *             }
+                     *           ],
+                     *           "kind": "set",
+                     *           "points": 45,
+                     *           "rank": "K"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyzeResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget under these overrides) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    scoreHand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "finish": "special",
+                 *       "players": [
+                 *         {
+                 *           "cards": [],
+                 *           "id": "ann"
+                 *         },
+                 *         {
+                 *           "cards": [
+                 *             "Qs",
+                 *             "4d"
+                 *           ],
+                 *           "id": "bob"
+                 *         },
+                 *         {
+                 *           "cards": [
+                 *             "JK",
+                 *             "2c"
+                 *           ],
+                 *           "id": "cy"
+                 *         }
+                 *       ],
+                 *       "ruleset": "kaluki-51",
+                 *       "winner": "ann"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Score"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scores": [
+                     *         {
+                     *           "hand_value": 0,
+                     *           "id": "ann",
+                     *           "penalty": 0,
+                     *           "points": 41
+                     *         },
+                     *         {
+                     *           "hand_value": 14,
+                     *           "id": "bob",
+                     *           "penalty": 0,
+                     *           "points": -25
+                     *         },
+                     *         {
+                     *           "hand_value": 27,
+                     *           "id": "cy",
+                     *           "penalty": 0,
+                     *           "points": -25
+                     *         }
+                     *       ],
+                     *       "special": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `player-count`, `duplicate-player`, `unknown-winner`, `winner-holds-cards`, `invalid-finish` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    releaseJoker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cards": [
+                 *         "7h",
+                 *         "7s"
+                 *       ],
+                 *       "meld": [
+                 *         "7c",
+                 *         "7d",
+                 *         "JK"
+                 *       ],
+                 *       "ruleset": "kaluki-hunt"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Release"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "closed": false,
+                     *       "legal": true,
+                     *       "meld": {
+                     *         "cards": [
+                     *           "7c",
+                     *           "7d",
+                     *           "7h",
+                     *           "7s"
+                     *         ],
+                     *         "closed": false,
+                     *         "jokers": [],
+                     *         "kind": "set",
+                     *         "points": 28,
+                     *         "rank": "7"
+                     *       },
+                     *       "must_use": "any_meld",
+                     *       "released": 1,
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleaseResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (the table meld is not legal) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    createMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "players": [
+                 *         "kim",
+                 *         "lou"
+                 *       ],
+                 *       "ruleset": "kaluki-hunt"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMatch"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c2VjcmV0LW1hdGNo",
+                     *       "match": {
+                     *         "co_winners": [],
+                     *         "created": "2026-12-01T08:00:00Z",
+                     *         "hands_played": 0,
+                     *         "head": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *         "id": "c2VjcmV0LW1hdGNo",
+                     *         "match_end": {
+                     *           "buy_in_min_players": 3,
+                     *           "buy_ins": false,
+                     *           "buy_ins_max": 1,
+                     *           "elimination_over": 150,
+                     *           "goal_points": 500,
+                     *           "match_end": "hands",
+                     *           "match_hands": 10
+                     *         },
+                     *         "players": [
+                     *           "kim",
+                     *           "lou"
+                     *         ],
+                     *         "ruleset": "kaluki-hunt",
+                     *         "standings": [
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 0,
+                     *             "player": "kim",
+                     *             "points": 0
+                     *           },
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 0,
+                     *             "player": "lou",
+                     *             "points": 0
+                     *           }
+                     *         ],
+                     *         "status": "in_progress",
+                     *         "version": 0,
+                     *         "winner": null
+                     *       },
+                     *       "token": "8q1Xm0m3c0a1c2d3e4f5g6h7i8j9k0l1m2n3o4p5q6r"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Created"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `player-count`, `duplicate-player` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    importMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "created": "2026-12-01T08:00:00Z",
+                 *       "entries": [
+                 *         {
+                 *           "finish": "out",
+                 *           "hash": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                 *           "input": {
+                 *             "finish": "out",
+                 *             "players": [
+                 *               {
+                 *                 "cards": [],
+                 *                 "id": "kim"
+                 *               },
+                 *               {
+                 *                 "cards": [
+                 *                   "Qs",
+                 *                   "4d"
+                 *                 ],
+                 *                 "id": "lou"
+                 *               }
+                 *             ],
+                 *             "winner": "kim"
+                 *           },
+                 *           "scores": [
+                 *             {
+                 *               "hand_value": 0,
+                 *               "id": "kim",
+                 *               "penalty": 0,
+                 *               "points": 20
+                 *             },
+                 *             {
+                 *               "hand_value": 14,
+                 *               "id": "lou",
+                 *               "penalty": 14,
+                 *               "points": 0
+                 *             }
+                 *           ],
+                 *           "seq": 0,
+                 *           "source": "score",
+                 *           "special": false,
+                 *           "type": "hand",
+                 *           "winner": "kim"
+                 *         }
+                 *       ],
+                 *       "format": "kaluki-ledger/1",
+                 *       "hands_played": 1,
+                 *       "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                 *       "id": "c2VjcmV0LW1hdGNo",
+                 *       "idempotency": [
+                 *         {
+                 *           "fingerprint": "50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c",
+                 *           "key": "hand-1",
+                 *           "seq": 0
+                 *         }
+                 *       ],
+                 *       "match_end": {
+                 *         "buy_in_min_players": 3,
+                 *         "buy_ins": false,
+                 *         "buy_ins_max": 1,
+                 *         "elimination_over": 150,
+                 *         "goal_points": 500,
+                 *         "match_end": "hands",
+                 *         "match_hands": 10
+                 *       },
+                 *       "players": [
+                 *         "kim",
+                 *         "lou"
+                 *       ],
+                 *       "ruleset": "kaluki-hunt",
+                 *       "signature": "c6686d2de1a96947b4625d7c57d30ff26d0afef6415ee7db2b378e54f7e19bd7",
+                 *       "standings": [
+                 *         {
+                 *           "buy_ins": 0,
+                 *           "eliminated": false,
+                 *           "hands_won": 1,
+                 *           "penalty": 0,
+                 *           "player": "kim",
+                 *           "points": 20
+                 *         },
+                 *         {
+                 *           "buy_ins": 0,
+                 *           "eliminated": false,
+                 *           "hands_won": 0,
+                 *           "penalty": 14,
+                 *           "player": "lou",
+                 *           "points": 0
+                 *         }
+                 *       ],
+                 *       "status": "in_progress",
+                 *       "token_sha256": "c992c5298a97471df678832a84d6cbee45eb4e78581b6276c159b818f630d6de",
+                 *       "version": 1,
+                 *       "winner": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["Import"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "co_winners": [],
+                     *       "created": "2026-12-01T08:00:00Z",
+                     *       "hands_played": 1,
+                     *       "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *       "id": "c2VjcmV0LW1hdGNo",
+                     *       "match_end": {
+                     *         "buy_in_min_players": 3,
+                     *         "buy_ins": false,
+                     *         "buy_ins_max": 1,
+                     *         "elimination_over": 150,
+                     *         "goal_points": 500,
+                     *         "match_end": "hands",
+                     *         "match_hands": 10
+                     *       },
+                     *       "players": [
+                     *         "kim",
+                     *         "lou"
+                     *       ],
+                     *       "ruleset": "kaluki-hunt",
+                     *       "standings": [
+                     *         {
+                     *           "buy_ins": 0,
+                     *           "eliminated": false,
+                     *           "hands_won": 1,
+                     *           "penalty": 0,
+                     *           "player": "kim",
+                     *           "points": 20
+                     *         },
+                     *         {
+                     *           "buy_ins": 0,
+                     *           "eliminated": false,
+                     *           "hands_won": 0,
+                     *           "penalty": 14,
+                     *           "player": "lou",
+                     *           "points": 0
+                     *         }
+                     *       ],
+                     *       "status": "in_progress",
+                     *       "version": 1,
+                     *       "winner": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The id was deleted or expired and no token was sent (`token-required`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-required",
+                     *       "detail": "The id was deleted or expired and no token was sent.",
+                     *       "status": 401,
+                     *       "title": "Token required",
+                     *       "type": "/problems/token-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is not this match's (`token-invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-invalid",
+                     *       "detail": "The token is not this match's.",
+                     *       "status": 403,
+                     *       "title": "Token invalid",
+                     *       "type": "/problems/token-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The id holds another ledger (`match-exists`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-exists",
+                     *       "detail": "The id holds another ledger.",
+                     *       "status": 409,
+                     *       "title": "Match already exists",
+                     *       "type": "/problems/match-exists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The export is larger than `LEDGER_IMPORT_MAX_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The export is larger than LEDGER_IMPORT_MAX_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `signature-invalid` (not an export this service signed), `chain-broken`, `rescore-mismatch`, `invalid-entry`, `match-full` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "co_winners": [],
+                     *       "created": "2026-12-01T08:00:00Z",
+                     *       "hands_played": 1,
+                     *       "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *       "id": "c2VjcmV0LW1hdGNo",
+                     *       "match_end": {
+                     *         "buy_in_min_players": 3,
+                     *         "buy_ins": false,
+                     *         "buy_ins_max": 1,
+                     *         "elimination_over": 150,
+                     *         "goal_points": 500,
+                     *         "match_end": "hands",
+                     *         "match_hands": 10
+                     *       },
+                     *       "players": [
+                     *         "kim",
+                     *         "lou"
+                     *       ],
+                     *       "ruleset": "kaluki-hunt",
+                     *       "standings": [
+                     *         {
+                     *           "buy_ins": 0,
+                     *           "eliminated": false,
+                     *           "hands_won": 1,
+                     *           "penalty": 0,
+                     *           "player": "kim",
+                     *           "points": 20
+                     *         },
+                     *         {
+                     *           "buy_ins": 0,
+                     *           "eliminated": false,
+                     *           "hands_won": 0,
+                     *           "penalty": 14,
+                     *           "player": "lou",
+                     *           "points": 0
+                     *         }
+                     *       ],
+                     *       "status": "in_progress",
+                     *       "version": 1,
+                     *       "winner": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description Not modified (If-None-Match). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    deleteMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No token (`token-required`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-required",
+                     *       "detail": "No token.",
+                     *       "status": 401,
+                     *       "title": "Token required",
+                     *       "type": "/problems/token-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong token (`token-invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-invalid",
+                     *       "detail": "Wrong token.",
+                     *       "status": 403,
+                     *       "title": "Token invalid",
+                     *       "type": "/problems/token-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Stale `If-Match` (`precondition-failed`). */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition-failed",
+                     *       "detail": "Stale If-Match.",
+                     *       "status": 412,
+                     *       "title": "Precondition failed",
+                     *       "type": "/problems/precondition-failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    buyIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player": "cy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BuyIn"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hash": "3a9bdbc2e0f3bce905e58b5b9815206e78a3a7e73284fcc30eb3596381448c57",
+                     *       "match": {
+                     *         "co_winners": [],
+                     *         "created": "2026-12-01T08:00:00Z",
+                     *         "hands_played": 1,
+                     *         "head": "3a9bdbc2e0f3bce905e58b5b9815206e78a3a7e73284fcc30eb3596381448c57",
+                     *         "id": "dWstbWF0Y2gtaWQx",
+                     *         "match_end": {
+                     *           "buy_in_min_players": 3,
+                     *           "buy_ins": true,
+                     *           "buy_ins_max": 1,
+                     *           "elimination_over": 20,
+                     *           "goal_points": 500,
+                     *           "match_end": "elimination",
+                     *           "match_hands": 10
+                     *         },
+                     *         "players": [
+                     *           "ann",
+                     *           "bob",
+                     *           "cy",
+                     *           "dee"
+                     *         ],
+                     *         "ruleset": "kaluki-uk",
+                     *         "standings": [
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 1,
+                     *             "penalty": 0,
+                     *             "player": "ann",
+                     *             "points": 0
+                     *           },
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 2,
+                     *             "player": "bob",
+                     *             "points": 0
+                     *           },
+                     *           {
+                     *             "buy_ins": 1,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 3,
+                     *             "player": "cy",
+                     *             "points": 0
+                     *           },
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 3,
+                     *             "player": "dee",
+                     *             "points": 0
+                     *           }
+                     *         ],
+                     *         "status": "in_progress",
+                     *         "version": 2,
+                     *         "winner": null
+                     *       },
+                     *       "player": "cy",
+                     *       "seq": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Appended"];
+                };
+            };
+            /** @description `Idempotency-Key` longer than 255 characters (`idempotency-key-invalid`), or a body that is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency-key-invalid",
+                     *       "detail": "Idempotency-Key longer than 255 characters.",
+                     *       "status": 400,
+                     *       "title": "Idempotency-Key invalid",
+                     *       "type": "/problems/idempotency-key-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token (`token-required`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-required",
+                     *       "detail": "No token.",
+                     *       "status": 401,
+                     *       "title": "Token required",
+                     *       "type": "/problems/token-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong token (`token-invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-invalid",
+                     *       "detail": "Wrong token.",
+                     *       "status": 403,
+                     *       "title": "Token invalid",
+                     *       "type": "/problems/token-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `buy-ins-not-allowed`, `buy-ins-closed`, `player-not-eliminated`, `match-finished`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "buy-ins-not-allowed",
+                     *       "detail": "buy-ins-not-allowed, buy-ins-closed, player-not-eliminated, match-finished.",
+                     *       "status": 409,
+                     *       "title": "Buy-ins not allowed",
+                     *       "type": "/problems/buy-ins-not-allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Stale `If-Match` (`precondition-failed`). */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition-failed",
+                     *       "detail": "Stale If-Match.",
+                     *       "status": 412,
+                     *       "title": "Precondition failed",
+                     *       "type": "/problems/precondition-failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error`, `idempotency-key-reused` (the key was used for another body) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error, idempotency-key-reused.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    exportMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created": "2026-12-01T08:00:00Z",
+                     *       "entries": [
+                     *         {
+                     *           "finish": "out",
+                     *           "hash": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *           "input": {
+                     *             "finish": "out",
+                     *             "players": [
+                     *               {
+                     *                 "cards": [],
+                     *                 "id": "kim"
+                     *               },
+                     *               {
+                     *                 "cards": [
+                     *                   "Qs",
+                     *                   "4d"
+                     *                 ],
+                     *                 "id": "lou"
+                     *               }
+                     *             ],
+                     *             "winner": "kim"
+                     *           },
+                     *           "scores": [
+                     *             {
+                     *               "hand_value": 0,
+                     *               "id": "kim",
+                     *               "penalty": 0,
+                     *               "points": 20
+                     *             },
+                     *             {
+                     *               "hand_value": 14,
+                     *               "id": "lou",
+                     *               "penalty": 14,
+                     *               "points": 0
+                     *             }
+                     *           ],
+                     *           "seq": 0,
+                     *           "source": "score",
+                     *           "special": false,
+                     *           "type": "hand",
+                     *           "winner": "kim"
+                     *         }
+                     *       ],
+                     *       "format": "kaluki-ledger/1",
+                     *       "hands_played": 1,
+                     *       "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *       "id": "c2VjcmV0LW1hdGNo",
+                     *       "idempotency": [
+                     *         {
+                     *           "fingerprint": "50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c",
+                     *           "key": "hand-1",
+                     *           "seq": 0
+                     *         }
+                     *       ],
+                     *       "match_end": {
+                     *         "buy_in_min_players": 3,
+                     *         "buy_ins": false,
+                     *         "buy_ins_max": 1,
+                     *         "elimination_over": 150,
+                     *         "goal_points": 500,
+                     *         "match_end": "hands",
+                     *         "match_hands": 10
+                     *       },
+                     *       "players": [
+                     *         "kim",
+                     *         "lou"
+                     *       ],
+                     *       "ruleset": "kaluki-hunt",
+                     *       "signature": "c6686d2de1a96947b4625d7c57d30ff26d0afef6415ee7db2b378e54f7e19bd7",
+                     *       "standings": [
+                     *         {
+                     *           "buy_ins": 0,
+                     *           "eliminated": false,
+                     *           "hands_won": 1,
+                     *           "penalty": 0,
+                     *           "player": "kim",
+                     *           "points": 20
+                     *         },
+                     *         {
+                     *           "buy_ins": 0,
+                     *           "eliminated": false,
+                     *           "hands_won": 0,
+                     *           "penalty": 14,
+                     *           "player": "lou",
+                     *           "points": 0
+                     *         }
+                     *       ],
+                     *       "status": "in_progress",
+                     *       "token_sha256": "c992c5298a97471df678832a84d6cbee45eb4e78581b6276c159b818f630d6de",
+                     *       "version": 1,
+                     *       "winner": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            /** @description No token (`token-required`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-required",
+                     *       "detail": "No token.",
+                     *       "status": 401,
+                     *       "title": "Token required",
+                     *       "type": "/problems/token-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong token (`token-invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-invalid",
+                     *       "detail": "Wrong token.",
+                     *       "status": 403,
+                     *       "title": "Token invalid",
+                     *       "type": "/problems/token-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listHands: {
+        parameters: {
+            query?: {
+                /** @description opaque; from next_cursor */
+                cursor?: string;
+                /** @example 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "finish": "out",
+                     *           "hash": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *           "input": {
+                     *             "finish": "out",
+                     *             "players": [
+                     *               {
+                     *                 "cards": [],
+                     *                 "id": "kim"
+                     *               },
+                     *               {
+                     *                 "cards": [
+                     *                   "Qs",
+                     *                   "4d"
+                     *                 ],
+                     *                 "id": "lou"
+                     *               }
+                     *             ],
+                     *             "winner": "kim"
+                     *           },
+                     *           "scores": [
+                     *             {
+                     *               "hand_value": 0,
+                     *               "id": "kim",
+                     *               "penalty": 0,
+                     *               "points": 20
+                     *             },
+                     *             {
+                     *               "hand_value": 14,
+                     *               "id": "lou",
+                     *               "penalty": 14,
+                     *               "points": 0
+                     *             }
+                     *           ],
+                     *           "seq": 0,
+                     *           "source": "score",
+                     *           "special": false,
+                     *           "type": "hand",
+                     *           "winner": "kim"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Page"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (limit), `invalid-cursor`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    appendHand: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @example hand-1 */
+                "Idempotency-Key": string;
+                "If-Match"?: string;
+            };
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "score": {
+                 *         "finish": "out",
+                 *         "players": [
+                 *           {
+                 *             "cards": [],
+                 *             "id": "kim"
+                 *           },
+                 *           {
+                 *             "cards": [
+                 *               "Qs",
+                 *               "4d"
+                 *             ],
+                 *             "id": "lou"
+                 *           }
+                 *         ],
+                 *         "winner": "kim"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppendHand"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hand": 1,
+                     *       "hash": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *       "match": {
+                     *         "co_winners": [],
+                     *         "created": "2026-12-01T08:00:00Z",
+                     *         "hands_played": 1,
+                     *         "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *         "id": "c2VjcmV0LW1hdGNo",
+                     *         "match_end": {
+                     *           "buy_in_min_players": 3,
+                     *           "buy_ins": false,
+                     *           "buy_ins_max": 1,
+                     *           "elimination_over": 150,
+                     *           "goal_points": 500,
+                     *           "match_end": "hands",
+                     *           "match_hands": 10
+                     *         },
+                     *         "players": [
+                     *           "kim",
+                     *           "lou"
+                     *         ],
+                     *         "ruleset": "kaluki-hunt",
+                     *         "standings": [
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 1,
+                     *             "penalty": 0,
+                     *             "player": "kim",
+                     *             "points": 20
+                     *           },
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 14,
+                     *             "player": "lou",
+                     *             "points": 0
+                     *           }
+                     *         ],
+                     *         "status": "in_progress",
+                     *         "version": 1,
+                     *         "winner": null
+                     *       },
+                     *       "scores": [
+                     *         {
+                     *           "hand_value": 0,
+                     *           "id": "kim",
+                     *           "penalty": 0,
+                     *           "points": 20
+                     *         },
+                     *         {
+                     *           "hand_value": 14,
+                     *           "id": "lou",
+                     *           "penalty": 14,
+                     *           "points": 0
+                     *         }
+                     *       ],
+                     *       "seq": 0,
+                     *       "special": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Appended"];
+                };
+            };
+            /** @description `Idempotency-Key` missing (`idempotency-key-required`) or longer than 255 characters (`idempotency-key-invalid`), or a body that is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency-key-required",
+                     *       "detail": "Idempotency-Key missing.",
+                     *       "status": 400,
+                     *       "title": "Idempotency-Key required",
+                     *       "type": "/problems/idempotency-key-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token (`token-required`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-required",
+                     *       "detail": "No token.",
+                     *       "status": 401,
+                     *       "title": "Token required",
+                     *       "type": "/problems/token-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong token (`token-invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-invalid",
+                     *       "detail": "Wrong token.",
+                     *       "status": 403,
+                     *       "title": "Token invalid",
+                     *       "type": "/problems/token-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The match is finished (`match-finished`) or full (`match-full`, `LEDGER_MAX_HANDS`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-finished",
+                     *       "detail": "The match is finished.",
+                     *       "status": 409,
+                     *       "title": "Match finished",
+                     *       "type": "/problems/match-finished"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Stale `If-Match` (`precondition-failed`). */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition-failed",
+                     *       "detail": "Stale If-Match.",
+                     *       "status": 412,
+                     *       "title": "Precondition failed",
+                     *       "type": "/problems/precondition-failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `idempotency-key-reused` (the key was used for another body), `illegal-record` (with `violations`), `invalid-record`, `hand-players`, `winner-holds-cards`, `unknown-winner` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getHand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+                /** @example 0 */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "finish": "out",
+                     *       "hash": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
+                     *       "input": {
+                     *         "finish": "out",
+                     *         "players": [
+                     *           {
+                     *             "cards": [],
+                     *             "id": "kim"
+                     *           },
+                     *           {
+                     *             "cards": [
+                     *               "Qs",
+                     *               "4d"
+                     *             ],
+                     *             "id": "lou"
+                     *           }
+                     *         ],
+                     *         "winner": "kim"
+                     *       },
+                     *       "scores": [
+                     *         {
+                     *           "hand_value": 0,
+                     *           "id": "kim",
+                     *           "penalty": 0,
+                     *           "points": 20
+                     *         },
+                     *         {
+                     *           "hand_value": 14,
+                     *           "id": "lou",
+                     *           "penalty": 14,
+                     *           "points": 0
+                     *         }
+                     *       ],
+                     *       "seq": 0,
+                     *       "source": "score",
+                     *       "special": false,
+                     *       "type": "hand",
+                     *       "winner": "kim"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Entry"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. Or no such entry (`entry-not-found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    buildOnMeld: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cards": [
+                 *         "8h",
+                 *         {
+                 *           "card": "JK",
+                 *           "end": "low"
+                 *         }
+                 *       ],
+                 *       "meld": [
+                 *         "5h",
+                 *         "6h",
+                 *         "7h"
+                 *       ],
+                 *       "ruleset": "kaluki-hunt"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Build"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "meld": {
+                     *         "cards": [
+                     *           "JK=4h",
+                     *           "5h",
+                     *           "6h",
+                     *           "7h",
+                     *           "8h"
+                     *         ],
+                     *         "closed": false,
+                     *         "jokers": [
+                     *           {
+                     *             "as": "4h",
+                     *             "index": 0
+                     *           }
+                     *         ],
+                     *         "kind": "run",
+                     *         "points": 30,
+                     *         "suit": "h"
+                     *       },
+                     *       "valid": true,
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuildResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (the table meld is not legal) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    checkOpening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "melds": [
+                 *         [
+                 *           "Kh",
+                 *           "Ks",
+                 *           "JK"
+                 *         ],
+                 *         [
+                 *           "9c",
+                 *           "Tc",
+                 *           "Jc",
+                 *           "Qc"
+                 *         ]
+                 *       ],
+                 *       "ruleset": "kaluki-51"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Opening"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "melds": [
+                     *         {
+                     *           "cards": [
+                     *             "Kh",
+                     *             "Ks",
+                     *             "JK=K"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [
+                     *             {
+                     *               "as": "K",
+                     *               "index": 2
+                     *             }
+                     *           ],
+                     *           "kind": "set",
+                     *           "points": 45,
+                     *           "rank": "K"
+                     *         },
+                     *         {
+                     *           "cards": [
+                     *             "9c",
+                     *             "Tc",
+                     *             "Jc",
+                     *             "Qc"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [],
+                     *           "kind": "run",
+                     *           "points": 39,
+                     *           "suit": "c"
+                     *         }
+                     *       ],
+                     *       "points": 84,
+                     *       "threshold": 51,
+                     *       "valid": true,
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpeningResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    validateMeld: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cards": [
+                 *         "Jd",
+                 *         "JK",
+                 *         "Kd"
+                 *       ],
+                 *       "ruleset": "kaluki-hunt"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Validate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "alternatives": [],
+                     *       "meld": {
+                     *         "cards": [
+                     *           "Jd",
+                     *           "JK=Qd",
+                     *           "Kd"
+                     *         ],
+                     *         "closed": false,
+                     *         "jokers": [
+                     *           {
+                     *             "as": "Qd",
+                     *             "index": 1
+                     *           }
+                     *         ],
+                     *         "kind": "run",
+                     *         "points": 30,
+                     *         "suit": "d"
+                     *       },
+                     *       "valid": true,
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidateResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listRuleSets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rulesets": [
+                     *         {
+                     *           "href": "/v1/rulesets/kaluki-51",
+                     *           "name": "kaluki-51",
+                     *           "players": [
+                     *             2,
+                     *             4
+                     *           ],
+                     *           "source": "S0 (Kaluki Rummy rules: 51 to open, joker 25, Kaluki costs losers 25)"
+                     *         },
+                     *         {
+                     *           "href": "/v1/rulesets/kaluki-hunt",
+                     *           "name": "kaluki-hunt",
+                     *           "players": [
+                     *             2,
+                     *             4
+                     *           ],
+                     *           "source": "S1, S3 (online Kaluki: Hunt 40 / Going Out 20, losers' hand values, doubled after a Hunt)"
+                     *         },
+                     *         {
+                     *           "href": "/v1/rulesets/kaluki-uk",
+                     *           "name": "kaluki-uk",
+                     *           "players": [
+                     *             2,
+                     *             5
+                     *           ],
+                     *           "source": "British club rules (pagat.com, kalooki.co.uk): 40 to open, penalty points, elimination over 150 with buy-ins"
+                     *         },
+                     *         {
+                     *           "href": "/v1/rulesets/kalooki-40",
+                     *           "name": "kalooki-40",
+                     *           "players": [
+                     *             2,
+                     *             4
+                     *           ],
+                     *           "source": "online \"Kalooki 40\" rooms: 40 to open, ace low counts 1, penalty points, elimination over 150"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RuleSetList"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getRuleSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example kaluki-51 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "descriptions": {
+                     *         "ace": "where an ace may stand in a run: high (Q-K-A), low (A-2-3), high_or_low (either end, never K-A-2) or around (K-A-2 allowed)",
+                     *         "ace_low_value": "an ace's value at the low end of a run (meld points, opening)",
+                     *         "build_requires_opening": "a player may build on melds only after their own opening",
+                     *         "buy_in_min_players": "a buy-in needs at least this many players at the table, counting the one buying in (3: never head to head)",
+                     *         "buy_ins": "elimination: an eliminated player may buy back in, re-entering at the highest penalty still in the match",
+                     *         "buy_ins_max": "buy-ins allowed per player in a match",
+                     *         "card_values": "penalty values of cards left in hand: ace, face (T J Q K) and joker; 2-9 count face value",
+                     *         "decks": "standard 52-card decks shuffled together",
+                     *         "discard_pickup": "what a card taken from the discard pile must do: free (nothing), meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new meld that turn)",
+                     *         "elimination_over": "elimination: a player whose penalty exceeds this is out",
+                     *         "final_discard": "whether a player's last card must go to the discard pile (required) or the hand may also end by melding every card (optional)",
+                     *         "goal_points": "goal: points that win the match",
+                     *         "hand_size": "cards dealt to each player",
+                     *         "joker_opening_value": "a joker's value in meld points and the opening: \"represented\" (the card it stands for) or a fixed number",
+                     *         "jokers": "jokers added to the decks",
+                     *         "match_end": "how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out) or hands (after match_hands hands)",
+                     *         "match_hands": "hands: number of hands in the match",
+                     *         "opening_min_points": "points a player's first melds must reach (0: none)",
+                     *         "out_bonus": "bonus_penalty: the winner's points for going out",
+                     *         "players_max": "most players at the table",
+                     *         "players_min": "fewest players at the table",
+                     *         "release_closed_four": "the last missing natural may free the joker of a 4-card set (three naturals and a joker)",
+                     *         "release_requires_opening": "a player may release jokers only after their own opening",
+                     *         "release_run": "how a joker leaves a run: never, or exact (only the card it stands for frees it)",
+                     *         "release_set": "how a joker leaves a set: never, one_missing (one natural of a missing suit frees it) or all_missing (the naturals of every missing suit, laid together)",
+                     *         "released_joker": "where a released joker must go, the same turn: hand (kept), any_meld (into any meld laid or built that turn) or new_meld (into a new meld)",
+                     *         "run_max": "most cards in a run",
+                     *         "run_min": "fewest cards in a run",
+                     *         "run_min_naturals": "natural (non-joker) cards a run needs",
+                     *         "scoring": "end-of-hand scoring: winner_collects, bonus_penalty or penalty (SPEC §6)",
+                     *         "set_distinct_suits": "no two cards of one suit in a set (jokers fill missing suits)",
+                     *         "set_max": "most cards in a set",
+                     *         "set_min": "fewest cards in a set",
+                     *         "set_min_naturals": "natural (non-joker) cards a set needs",
+                     *         "special_bonus": "bonus_penalty: the winner's points for a special win",
+                     *         "special_flat": "winner_collects: points each loser loses after a special win",
+                     *         "special_multiplier": "multiplier on the losers' hand values after a special win",
+                     *         "special_win": "name of the one-turn win: every card laid in the turn of one's first meld"
+                     *       },
+                     *       "name": "kaluki-51",
+                     *       "parameters": {
+                     *         "ace": "high_or_low",
+                     *         "ace_low_value": 11,
+                     *         "build_requires_opening": true,
+                     *         "buy_in_min_players": 3,
+                     *         "buy_ins": false,
+                     *         "buy_ins_max": 1,
+                     *         "card_values": {
+                     *           "ace": 11,
+                     *           "face": 10,
+                     *           "joker": 25
+                     *         },
+                     *         "decks": 2,
+                     *         "discard_pickup": "free",
+                     *         "elimination_over": 150,
+                     *         "final_discard": "optional",
+                     *         "goal_points": 500,
+                     *         "hand_size": 13,
+                     *         "joker_opening_value": 25,
+                     *         "jokers": 2,
+                     *         "match_end": "goal",
+                     *         "match_hands": 10,
+                     *         "opening_min_points": 51,
+                     *         "out_bonus": 0,
+                     *         "players_max": 4,
+                     *         "players_min": 2,
+                     *         "release_closed_four": false,
+                     *         "release_requires_opening": true,
+                     *         "release_run": "exact",
+                     *         "release_set": "one_missing",
+                     *         "released_joker": "any_meld",
+                     *         "run_max": 13,
+                     *         "run_min": 4,
+                     *         "run_min_naturals": 1,
+                     *         "scoring": "winner_collects",
+                     *         "set_distinct_suits": true,
+                     *         "set_max": 4,
+                     *         "set_min": 3,
+                     *         "set_min_naturals": 1,
+                     *         "special_bonus": 0,
+                     *         "special_flat": 25,
+                     *         "special_multiplier": 1,
+                     *         "special_win": "kaluki"
+                     *       },
+                     *       "source": "S0 (Kaluki Rummy rules: 51 to open, joker 25, Kaluki costs losers 25)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RuleSet"];
+                };
+            };
+            /** @description No such rule set (`unknown-ruleset`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unknown-ruleset",
+                     *       "detail": "No such rule set.",
+                     *       "status": 404,
+                     *       "title": "Unknown rule set",
+                     *       "type": "/problems/unknown-ruleset"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    checkTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "discard_top": "3d",
+                 *       "hand": [
+                 *         "Kh",
+                 *         "Ks",
+                 *         "Kd",
+                 *         "8h",
+                 *         "2c",
+                 *         "9d"
+                 *       ],
+                 *       "opened": true,
+                 *       "ruleset": "kaluki-hunt",
+                 *       "table": [
+                 *         [
+                 *           "5h",
+                 *           "6h",
+                 *           "7h"
+                 *         ]
+                 *       ],
+                 *       "turn": {
+                 *         "discard": "2c",
+                 *         "draw": {
+                 *           "card": "Qs",
+                 *           "from": "stock"
+                 *         },
+                 *         "plays": [
+                 *           {
+                 *             "meld": [
+                 *               "Ks",
+                 *               "Kh",
+                 *               "Kd"
+                 *             ]
+                 *           },
+                 *           {
+                 *             "build": {
+                 *               "cards": [
+                 *                 "8h"
+                 *               ],
+                 *               "meld": 0
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TurnCheck"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "finish": null,
+                     *       "finished": false,
+                     *       "hand": [
+                     *         "9d",
+                     *         "Qs"
+                     *       ],
+                     *       "legal": true,
+                     *       "opened": true,
+                     *       "table": [
+                     *         {
+                     *           "cards": [
+                     *             "5h",
+                     *             "6h",
+                     *             "7h",
+                     *             "8h"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [],
+                     *           "kind": "run",
+                     *           "points": 26,
+                     *           "suit": "h"
+                     *         },
+                     *         {
+                     *           "cards": [
+                     *             "Ks",
+                     *             "Kh",
+                     *             "Kd"
+                     *           ],
+                     *           "closed": false,
+                     *           "jokers": [],
+                     *           "kind": "set",
+                     *           "points": 30,
+                     *           "rank": "K"
+                     *         }
+                     *       ],
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TurnCheckResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listViolations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "violations": [
+                     *         {
+                     *           "code": "meld-empty",
+                     *           "message": {
+                     *             "en": "A meld needs cards.",
+                     *             "nl": "Een combinatie heeft kaarten nodig."
+                     *           },
+                     *           "rule": "a meld has cards",
+                     *           "type": "/problems/meld-empty"
+                     *         },
+                     *         {
+                     *           "code": "not-a-meld",
+                     *           "message": {
+                     *             "en": "These cards are neither a set (one rank) nor a run (one suit in sequence).",
+                     *             "nl": "Deze kaarten vormen geen set (één rang) en geen reeks (één kleur op volgorde)."
+                     *           },
+                     *           "rule": "a meld is a set (one rank) or a run (one suit, in sequence)",
+                     *           "type": "/problems/not-a-meld"
+                     *         },
+                     *         {
+                     *           "code": "set-too-short",
+                     *           "message": {
+                     *             "en": "A set needs at least {min} cards; this one has {count}.",
+                     *             "nl": "Een set heeft minstens {min} kaarten nodig; deze heeft er {count}."
+                     *           },
+                     *           "rule": "a set has at least set_min cards",
+                     *           "type": "/problems/set-too-short"
+                     *         },
+                     *         {
+                     *           "code": "set-too-long",
+                     *           "message": {
+                     *             "en": "A set has at most {max} cards; this one would have {count}.",
+                     *             "nl": "Een set heeft hoogstens {max} kaarten; deze zou er {count} hebben."
+                     *           },
+                     *           "rule": "a set has at most set_max cards",
+                     *           "type": "/problems/set-too-long"
+                     *         },
+                     *         {
+                     *           "code": "mixed-ranks",
+                     *           "message": {
+                     *             "en": "A set's cards must all have the same rank.",
+                     *             "nl": "De kaarten van een set moeten allemaal dezelfde rang hebben."
+                     *           },
+                     *           "rule": "every natural card of a set has the same rank",
+                     *           "type": "/problems/mixed-ranks"
+                     *         },
+                     *         {
+                     *           "code": "duplicate-suit",
+                     *           "message": {
+                     *             "en": "A set may not hold two cards of the same suit ({suit}).",
+                     *             "nl": "Een set mag geen twee kaarten van dezelfde kleur ({suit}) bevatten."
+                     *           },
+                     *           "rule": "no two cards of a set share a suit (set_distinct_suits)",
+                     *           "type": "/problems/duplicate-suit"
+                     *         },
+                     *         {
+                     *           "code": "run-too-short",
+                     *           "message": {
+                     *             "en": "A run needs at least {min} cards; this one has {count}.",
+                     *             "nl": "Een reeks heeft minstens {min} kaarten nodig; deze heeft er {count}."
+                     *           },
+                     *           "rule": "a run has at least run_min cards",
+                     *           "type": "/problems/run-too-short"
+                     *         },
+                     *         {
+                     *           "code": "run-too-long",
+                     *           "message": {
+                     *             "en": "A run has at most {max} cards; this one would have {count}.",
+                     *             "nl": "Een reeks heeft hoogstens {max} kaarten; deze zou er {count} hebben."
+                     *           },
+                     *           "rule": "a run has at most run_max cards",
+                     *           "type": "/problems/run-too-long"
+                     *         },
+                     *         {
+                     *           "code": "mixed-suits",
+                     *           "message": {
+                     *             "en": "A run's cards must all be of one suit.",
+                     *             "nl": "De kaarten van een reeks moeten allemaal van één kleur zijn."
+                     *           },
+                     *           "rule": "every natural card of a run has the same suit",
+                     *           "type": "/problems/mixed-suits"
+                     *         },
+                     *         {
+                     *           "code": "duplicate-rank",
+                     *           "message": {
+                     *             "en": "A run may not hold the same rank twice ({rank}).",
+                     *             "nl": "Een reeks mag dezelfde rang niet twee keer bevatten ({rank})."
+                     *           },
+                     *           "rule": "no rank appears twice in a run",
+                     *           "type": "/problems/duplicate-rank"
+                     *         },
+                     *         {
+                     *           "code": "not-in-sequence",
+                     *           "message": {
+                     *             "en": "A run's cards must be consecutive and given in sequence order.",
+                     *             "nl": "De kaarten van een reeks moeten opeenvolgend zijn en op volgorde liggen."
+                     *           },
+                     *           "rule": "a run's cards are consecutive, given in order",
+                     *           "type": "/problems/not-in-sequence"
+                     *         },
+                     *         {
+                     *           "code": "ace-wraparound",
+                     *           "message": {
+                     *             "en": "A run may not go round the corner from king through ace to two.",
+                     *             "nl": "Een reeks mag niet van heer via aas naar twee doorlopen."
+                     *           },
+                     *           "rule": "a run may not turn the corner K-A-2 (unless ace is around)",
+                     *           "type": "/problems/ace-wraparound"
+                     *         },
+                     *         {
+                     *           "code": "ace-not-low",
+                     *           "message": {
+                     *             "en": "The ace may not be used low (A-2-3) under these rules.",
+                     *             "nl": "De aas mag onder deze regels niet laag (A-2-3) gebruikt worden."
+                     *           },
+                     *           "rule": "the ace may not stand below the two in this rule set",
+                     *           "type": "/problems/ace-not-low"
+                     *         },
+                     *         {
+                     *           "code": "ace-not-high",
+                     *           "message": {
+                     *             "en": "The ace may not be used high (Q-K-A) under these rules.",
+                     *             "nl": "De aas mag onder deze regels niet hoog (V-H-A) gebruikt worden."
+                     *           },
+                     *           "rule": "the ace may not stand above the king in this rule set",
+                     *           "type": "/problems/ace-not-high"
+                     *         },
+                     *         {
+                     *           "code": "too-few-naturals",
+                     *           "message": {
+                     *             "en": "This meld needs at least {min} natural (non-joker) card(s).",
+                     *             "nl": "Deze combinatie heeft minstens {min} echte kaart(en) (geen joker) nodig."
+                     *           },
+                     *           "rule": "a meld needs set_min_naturals / run_min_naturals natural cards",
+                     *           "type": "/problems/too-few-naturals"
+                     *         },
+                     *         {
+                     *           "code": "joker-mismatch",
+                     *           "message": {
+                     *             "en": "The joker written {declared} cannot stand there; it would be {actual}.",
+                     *             "nl": "De joker als {declared} kan daar niet liggen; daar hoort {actual}."
+                     *           },
+                     *           "rule": "a joker stands for the card at its place",
+                     *           "type": "/problems/joker-mismatch"
+                     *         },
+                     *         {
+                     *           "code": "kind-mismatch",
+                     *           "message": {
+                     *             "en": "These cards cannot be read as a {kind}.",
+                     *             "nl": "Deze kaarten vormen geen {kind}."
+                     *           },
+                     *           "rule": "a meld asked to be read as one kind must be that kind",
+                     *           "type": "/problems/kind-mismatch"
+                     *         },
+                     *         {
+                     *           "code": "opening-below-threshold",
+                     *           "message": {
+                     *             "en": "The opening melds count {points} points; at least {threshold} are needed.",
+                     *             "nl": "De openingscombinaties tellen {points} punten; er zijn er minstens {threshold} nodig."
+                     *           },
+                     *           "rule": "a player's first melds reach opening_min_points",
+                     *           "type": "/problems/opening-below-threshold"
+                     *         },
+                     *         {
+                     *           "code": "invalid-meld",
+                     *           "message": {
+                     *             "en": "Meld {meld} is not legal.",
+                     *             "nl": "Combinatie {meld} is niet geldig."
+                     *           },
+                     *           "rule": "every meld of an opening is a legal meld",
+                     *           "type": "/problems/invalid-meld"
+                     *         },
+                     *         {
+                     *           "code": "build-before-opening",
+                     *           "message": {
+                     *             "en": "You may build on melds only after your own opening.",
+                     *             "nl": "Je mag pas aanleggen na je eigen opening."
+                     *           },
+                     *           "rule": "building only after one's own opening (build_requires_opening)",
+                     *           "type": "/problems/build-before-opening"
+                     *         },
+                     *         {
+                     *           "code": "build-does-not-fit",
+                     *           "message": {
+                     *             "en": "{card} does not fit this meld.",
+                     *             "nl": "{card} past niet bij deze combinatie."
+                     *           },
+                     *           "rule": "a card built on a meld extends it legally",
+                     *           "type": "/problems/build-does-not-fit"
+                     *         },
+                     *         {
+                     *           "code": "meld-closed",
+                     *           "message": {
+                     *             "en": "This meld is closed; {card} cannot be added.",
+                     *             "nl": "Deze combinatie is gesloten; {card} kan er niet bij."
+                     *           },
+                     *           "rule": "a closed meld takes no more cards",
+                     *           "type": "/problems/meld-closed"
+                     *         },
+                     *         {
+                     *           "code": "release-before-opening",
+                     *           "message": {
+                     *             "en": "You may release a joker only after your own opening.",
+                     *             "nl": "Je mag pas een joker vrijspelen na je eigen opening."
+                     *           },
+                     *           "rule": "releasing only after one's own opening (release_requires_opening)",
+                     *           "type": "/problems/release-before-opening"
+                     *         },
+                     *         {
+                     *           "code": "no-joker",
+                     *           "message": {
+                     *             "en": "This meld holds no joker to release.",
+                     *             "nl": "Deze combinatie bevat geen joker om vrij te spelen."
+                     *           },
+                     *           "rule": "a release needs a joker in the meld",
+                     *           "type": "/problems/no-joker"
+                     *         },
+                     *         {
+                     *           "code": "joker-not-releasable",
+                     *           "message": {
+                     *             "en": "No joker can be released from this meld with these cards ({reason}).",
+                     *             "nl": "Met deze kaarten kan geen joker uit deze combinatie worden vrijgespeeld ({reason})."
+                     *           },
+                     *           "rule": "a joker leaves a meld only as release_set / release_run allow",
+                     *           "type": "/problems/joker-not-releasable"
+                     *         },
+                     *         {
+                     *           "code": "release-wrong-card",
+                     *           "message": {
+                     *             "en": "{card} is not the card a joker in this meld stands for.",
+                     *             "nl": "{card} is niet de kaart waarvoor een joker in deze combinatie staat."
+                     *           },
+                     *           "rule": "only the card a joker stands for frees it from a run (exact)",
+                     *           "type": "/problems/release-wrong-card"
+                     *         },
+                     *         {
+                     *           "code": "out-of-turn",
+                     *           "message": {
+                     *             "en": "It is {expected}'s turn, not {player}'s.",
+                     *             "nl": "{expected} is aan de beurt, niet {player}."
+                     *           },
+                     *           "rule": "players act in the order listed, the first player first",
+                     *           "type": "/problems/out-of-turn"
+                     *         },
+                     *         {
+                     *           "code": "hand-already-over",
+                     *           "message": {
+                     *             "en": "The hand is already over: {winner} has no cards left.",
+                     *             "nl": "De ronde is al voorbij: {winner} heeft geen kaarten meer."
+                     *           },
+                     *           "rule": "the hand ends the moment a player has no cards left",
+                     *           "type": "/problems/hand-already-over"
+                     *         },
+                     *         {
+                     *           "code": "draw-missing",
+                     *           "message": {
+                     *             "en": "A turn starts with a draw from the stock or the discard pile.",
+                     *             "nl": "Een beurt begint met een kaart van de stapel of van de aflegstapel."
+                     *           },
+                     *           "rule": "every turn starts with a draw from the stock or the discard pile",
+                     *           "type": "/problems/draw-missing"
+                     *         },
+                     *         {
+                     *           "code": "stock-mismatch",
+                     *           "message": {
+                     *             "en": "The top card of the stock is {top}, not {card}.",
+                     *             "nl": "De bovenste kaart van de stapel is {top}, niet {card}."
+                     *           },
+                     *           "rule": "a stock draw takes the stock's top card",
+                     *           "type": "/problems/stock-mismatch"
+                     *         },
+                     *         {
+                     *           "code": "card-not-in-stock",
+                     *           "message": {
+                     *             "en": "{card} cannot come from the stock: every copy is already accounted for.",
+                     *             "nl": "{card} kan niet van de stapel komen: elk exemplaar is al in het spel."
+                     *           },
+                     *           "rule": "a card drawn from the stock must be one not yet seen",
+                     *           "type": "/problems/card-not-in-stock"
+                     *         },
+                     *         {
+                     *           "code": "stock-empty",
+                     *           "message": {
+                     *             "en": "The stock is empty and the discard pile cannot refill it.",
+                     *             "nl": "De stapel is leeg en de aflegstapel kan hem niet aanvullen."
+                     *           },
+                     *           "rule": "the stock is refilled from the discard pile but its top card",
+                     *           "type": "/problems/stock-empty"
+                     *         },
+                     *         {
+                     *           "code": "restock-mismatch",
+                     *           "message": {
+                     *             "en": "Wrong restock: {reason}.",
+                     *             "nl": "Onjuiste nieuwe stapel: {reason}."
+                     *           },
+                     *           "rule": "a new stock is exactly the discard pile under its top card, given only when the stock runs out",
+                     *           "type": "/problems/restock-mismatch"
+                     *         },
+                     *         {
+                     *           "code": "discard-pile-empty",
+                     *           "message": {
+                     *             "en": "The discard pile is empty.",
+                     *             "nl": "De aflegstapel is leeg."
+                     *           },
+                     *           "rule": "a discard draw needs a discard pile",
+                     *           "type": "/problems/discard-pile-empty"
+                     *         },
+                     *         {
+                     *           "code": "discard-draw-mismatch",
+                     *           "message": {
+                     *             "en": "The top of the discard pile is {top}, not {card}.",
+                     *             "nl": "De bovenste kaart van de aflegstapel is {top}, niet {card}."
+                     *           },
+                     *           "rule": "a discard draw takes the pile's top card",
+                     *           "type": "/problems/discard-draw-mismatch"
+                     *         },
+                     *         {
+                     *           "code": "card-not-in-hand",
+                     *           "message": {
+                     *             "en": "{card} is not in {player}'s hand.",
+                     *             "nl": "{card} zit niet in de hand van {player}."
+                     *           },
+                     *           "rule": "a player plays only cards in their hand at that moment",
+                     *           "type": "/problems/card-not-in-hand"
+                     *         },
+                     *         {
+                     *           "code": "no-such-meld",
+                     *           "message": {
+                     *             "en": "There is no meld {meld} on the table.",
+                     *             "nl": "Er ligt geen combinatie {meld} op tafel."
+                     *           },
+                     *           "rule": "builds and releases go on a meld on the table (numbered from 0)",
+                     *           "type": "/problems/no-such-meld"
+                     *         },
+                     *         {
+                     *           "code": "pickup-not-melded",
+                     *           "message": {
+                     *             "en": "{card}, taken from the discard pile, must be laid on the table this turn.",
+                     *             "nl": "{card}, van de aflegstapel gepakt, moet deze beurt op tafel komen."
+                     *           },
+                     *           "rule": "discard_pickup meld_same_turn: the card taken from the discard pile is laid on the table that turn",
+                     *           "type": "/problems/pickup-not-melded"
+                     *         },
+                     *         {
+                     *           "code": "pickup-not-in-new-meld",
+                     *           "message": {
+                     *             "en": "{card}, taken from the discard pile, must be part of a new meld this turn.",
+                     *             "nl": "{card}, van de aflegstapel gepakt, moet deze beurt in een nieuwe combinatie komen."
+                     *           },
+                     *           "rule": "discard_pickup new_meld_same_turn: the card taken from the discard pile goes into a new meld that turn",
+                     *           "type": "/problems/pickup-not-in-new-meld"
+                     *         },
+                     *         {
+                     *           "code": "discard-just-taken",
+                     *           "message": {
+                     *             "en": "{card} was just taken from the discard pile and cannot be discarded this turn.",
+                     *             "nl": "{card} is net van de aflegstapel gepakt en mag deze beurt niet worden afgelegd."
+                     *           },
+                     *           "rule": "the card just taken from the discard pile is not discarded the same turn",
+                     *           "type": "/problems/discard-just-taken"
+                     *         },
+                     *         {
+                     *           "code": "released-joker-unused",
+                     *           "message": {
+                     *             "en": "{count} released joker(s) must be laid again this turn (released_joker: {must_use}).",
+                     *             "nl": "{count} vrijgespeelde joker(s) moeten deze beurt weer worden gelegd (released_joker: {must_use})."
+                     *           },
+                     *           "rule": "a released joker is laid again the same turn (released_joker any_meld / new_meld)",
+                     *           "type": "/problems/released-joker-unused"
+                     *         },
+                     *         {
+                     *           "code": "discard-missing",
+                     *           "message": {
+                     *             "en": "The turn must end with a discard.",
+                     *             "nl": "De beurt moet eindigen met afleggen."
+                     *           },
+                     *           "rule": "a turn ends with a discard unless the player has no cards left",
+                     *           "type": "/problems/discard-missing"
+                     *         },
+                     *         {
+                     *           "code": "final-discard-required",
+                     *           "message": {
+                     *             "en": "The last card must be discarded, not laid on the table.",
+                     *             "nl": "De laatste kaart moet worden afgelegd, niet op tafel gelegd."
+                     *           },
+                     *           "rule": "final_discard required: the last card goes to the discard pile",
+                     *           "type": "/problems/final-discard-required"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodeList"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Rate limited",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+}

@@ -28,6 +28,7 @@ from ...engine.scoring import ScoringError
 from ...ledger import get_service, limits
 from ...ledger.errors import LedgerError
 from ...ledger.service import Appended, HandEntry, LedgerService, Match
+from ..common import violation_dict
 from ..parsing import Blueprint
 from ..problems import Problem, from_engine, language
 from .schemas import (
@@ -121,7 +122,7 @@ def _entry_error(exc: EntryError) -> Response:
     cause = exc.cause
     if exc.violation is not None:
         return Problem(422, exc.code, str(exc), nl=_NL.get(exc.code),
-                       violations=[exc.violation.to_dict(language())]).response()
+                       violations=[violation_dict(exc.violation, language())]).response()
     if isinstance(cause, (ScoringError, CardError)):  # the engine's own texts, Dutch included
         return from_engine(cause, exc.field).response()
     if isinstance(cause, RuleSetError):

@@ -68,57 +68,60 @@ class PageArgs(Schema):
 
 
 class StandingSchema(Schema):
-    player = fields.String()
-    points = Int()
-    penalty = Int()
-    eliminated = Bool()
-    hands_won = Int()
-    buy_ins = Int()
+    player = fields.String(required=True)
+    points = Int(required=True)
+    penalty = Int(required=True)
+    eliminated = Bool(required=True)
+    hands_won = Int(required=True)
+    buy_ins = Int(required=True)
 
 
 class MatchSchema(Schema):
-    id = fields.String()
-    ruleset = fields.Raw()
-    match_end = fields.Dict(metadata={"description": "match_end, goal_points, elimination_over, "
-                                                     "match_hands, buy_ins, buy_ins_max, buy_in_min_players in force"})
-    players = fields.List(fields.String())
-    hands_played = Int()
-    status = fields.String(metadata={"enum": ["in_progress", "finished"]})
-    winner = fields.String(allow_none=True)
-    co_winners = fields.List(fields.String(), metadata={"description": "a shared win"})
-    standings = fields.List(fields.Nested(StandingSchema))
-    version = Int()
-    head = fields.String()
-    created = fields.String()
+    id = fields.String(required=True)
+    ruleset = fields.Raw(required=True, metadata={"x-ref": "RuleSetRef"})
+    match_end = fields.Dict(required=True, metadata={
+        "description": "match_end, goal_points, elimination_over, match_hands, buy_ins, buy_ins_max, buy_in_min_players in force"})
+    players = fields.List(fields.String(), required=True)
+    hands_played = Int(required=True)
+    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+    winner = fields.String(allow_none=True, required=True)
+    co_winners = fields.List(fields.String(), required=True,
+                             metadata={"description": "a shared win"})
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+    version = Int(required=True, metadata={"description": "entries in the ledger"})
+    head = fields.String(required=True, metadata={"description": "the last entry's hash"})
+    created = fields.String(allow_none=True, required=True)
 
 
 class CreatedSchema(Schema):
-    id = fields.String()
-    token = fields.String(metadata={"description": "the write secret; shown only once"})
-    match = fields.Nested(MatchSchema)
+    id = fields.String(required=True)
+    token = fields.String(required=True,
+                          metadata={"description": "the write secret; shown only once"})
+    match = fields.Nested(MatchSchema, required=True)
 
 
 class EntrySchema(Schema):
-    seq = Int()
-    type = fields.String(metadata={"enum": ["hand", "buy-in"]})
-    hash = fields.String()
+    seq = Int(required=True)
+    type = fields.String(required=True, metadata={"enum": ["hand", "buy-in"]})
+    hash = fields.String(required=True)
 
     class Meta:
         unknown = "include"
 
 
 class AppendedSchema(Schema):
-    seq = Int()
-    hand = Int(metadata={"description": "1-based hand number"})
-    hash = fields.String()
-    special = Bool()
-    scores = fields.List(fields.Nested(PlayerScoreSchema))
-    match = fields.Nested(MatchSchema)
+    seq = Int(required=True)
+    hand = Int(metadata={"description": "hands: the 1-based hand number"})
+    player = fields.String(metadata={"description": "buy-ins: who bought back in"})
+    hash = fields.String(required=True)
+    special = Bool(metadata={"description": "hands only"})
+    scores = fields.List(fields.Nested(PlayerScoreSchema), metadata={"description": "hands only"})
+    match = fields.Nested(MatchSchema, required=True)
 
 
 class PageSchema(Schema):
-    items = fields.List(fields.Nested(EntrySchema))
-    next_cursor = fields.String(allow_none=True)
+    items = fields.List(fields.Nested(EntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
 
 
 class AnsweredKeySchema(Schema):
