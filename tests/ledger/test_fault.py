@@ -27,7 +27,8 @@ WRITERS = 8
 def test_redis_outage_during_writes(tmp_path):
     redis_server = ThrowawayRedis(str(tmp_path))
     redis_server.start()
-    servers = start_pair(redis_server.url, extra_env={"REDIS_SOCKET_TIMEOUT": "1"})
+    servers = start_pair(redis_server.url, extra_env={"REDIS_SOCKET_TIMEOUT": "1",
+                                                      "LEDGER_MAX_HANDS": "1000000"})
     try:
         _run(redis_server, [s.base for s in servers])
     finally:
