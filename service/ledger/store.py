@@ -7,11 +7,18 @@ Redis Cluster keeps them on one slot and the scripts may touch them together):
   (JSON standings), ``version`` (entries so far), ``head`` (last hash),
   ``token`` (SHA-256 of the write token)
 * ``kaluki:{match:<id>}:hands``  list: the entries, canonical JSON with ``hash``
-* ``kaluki:{match:<id>}:idem``   hash: Idempotency-Key → ``<fingerprint>\\n<201 body>``
+* ``kaluki:{match:<id>}:idem``   hash: Idempotency-Key → ``<fingerprint>:<seq>`` (the
+  request's fingerprint and the entry it appended; the answer is rebuilt from the entry)
+* ``kaluki:{match:<id>}:tomb``   string: the token's SHA-256, kept ``tombstone_ms``
+  (longer than the match's TTL): written at create, refreshed on every write and
+  on delete, so a deleted or expired id can be restored only with its own token
 
 Every write is one script run (EVALSHA; redis-py reloads it on NOSCRIPT), so
-Redis applies all of it or none of it; every write refreshes the TTL of all
-three keys.
+Redis applies all of it or none of it; every write refreshes the TTL of the
+three match keys and of the tombstone. With ``wait_replicas`` a write is
+acknowledged only once that many replicas have it (``WAIT``); when they do not
+answer in time the write stands on the primary but the caller gets
+:class:`LedgerUnavailable`, and its retry with the same Idempotency-Key replays it.
 
 Redis Cluster: :func:`connect` asks the server named by the URL (``INFO
 cluster``; or the URL says ``redis+cluster://`` / ``rediss+cluster://``) and
@@ -44,6 +51,8 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
+from .errors import LedgerError
+
 log = logging.getLogger(__name__)
 
 PREFIX = "kaluki"
@@ -56,22 +65,48 @@ FIELDS = ("meta", "state", "version", "head", "token")
 # SlotNotCoveredError, RedisClusterException when no node answers, ...)
 UNAVAILABLE_ERRORS = (redis.RedisError, OSError)
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+DEFAULT_TOMBSTONE = 400 * 24 * 3600
 
-# KEYS: main, hands, idem.  ARGV: meta, state, token, version, head, ttl_ms, entry...
+# KEYS: main, hands, idem, tomb.
+# ARGV: meta, state, token, version, head, ttl_ms, tomb_ms, n_idem, idem k/v pairs..., entry...
+# A live id is 'exists'; an id whose tombstone holds another token is 'tombstone'.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {'exists', redis.call('HGET', KEYS[1], 'head')}
 end
+local tomb = redis.call('GET', KEYS[4])
+if tomb and tomb ~= ARGV[3] then return {'tombstone'} end
 redis.call('HSET', KEYS[1], 'meta', ARGV[1], 'state', ARGV[2], 'token', ARGV[3],
            'version', ARGV[4], 'head', ARGV[5])
-for i = 7, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local n = tonumber(ARGV[8])
+local first = 9 + 2 * n
+for i = 9, first - 1, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = first, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+redis.call('SET', KEYS[4], ARGV[3], 'PX', ARGV[7])
 return {'ok'}
 """
 
-# KEYS: main, hands, idem.
+# KEYS: main, hands, idem.  The match, its entries and its answered keys at one instant
+# (a script: atomic on a plain Redis and on the slot's master of a cluster alike).
+SNAPSHOT_LUA = """
+local m = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')
+if not m[1] then return {} end
+return {m, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3])}
+"""
+
+# KEYS: main, hands, idem, tomb.  ARGV: tomb_ms.  Leaves the tombstone (token hash).
+DELETE_LUA = """
+local token = redis.call('HGET', KEYS[1], 'token')
+if not token then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[4], token, 'PX', ARGV[1])
+return 1
+"""
+
+# KEYS: main, hands, idem, tomb.
 # ARGV: idem_key, fingerprint, expected_version, expected_head, entry, new_head, state,
-#       response, ttl_ms
+#       ttl_ms, tomb_ms
 # The entry and new state are computed by the engine from (expected_version,
 # expected_head); the script applies them only if that is still the match's state
 # (compare-and-set), and only once per Idempotency-Key.
@@ -87,15 +122,18 @@ local version = tonumber(cur[1]) + 1
 redis.call('RPUSH', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[6], 'state', ARGV[7])
 if ARGV[1] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. '\\n' .. ARGV[8])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
 end
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[8]) end
+redis.call('SET', KEYS[4], redis.call('HGET', KEYS[1], 'token'), 'PX', ARGV[9])
 return {'ok', tostring(version)}
 """
 
 
-class LedgerUnavailable(Exception):
+class LedgerUnavailable(LedgerError):
     """Redis cannot be reached (a 503 with Retry-After)."""
+
+    code = "ledger-unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +156,25 @@ class AppendResult:
 def keys(match_id: str) -> tuple[str, str, str]:
     tag = f"{PREFIX}:{{match:{match_id}}}"
     return tag, f"{tag}:hands", f"{tag}:idem"
+
+
+def tomb_key(match_id: str) -> str:
+    return f"{PREFIX}:{{match:{match_id}}}:tomb"
+
+
+def _all_keys(match_id: str) -> list[str]:
+    return [*keys(match_id), tomb_key(match_id)]
+
+
+def is_oom(exc: BaseException) -> bool:
+    """Redis refused a write for memory (redis-py drops the ``OOM`` prefix; a script's
+    error keeps it inside the message)."""
+    return isinstance(exc, redis.exceptions.OutOfMemoryError) or "OOM command not allowed" in str(
+        exc) or "used memory > 'maxmemory'" in str(exc)
+
+
+class ReplicasBehind(Exception):
+    """Fewer replicas than asked for acknowledged a write in time."""
 
 
 def connect(url: str, *, max_connections: int = 32, socket_timeout: float = 2.0,
@@ -165,16 +222,25 @@ class LedgerStore:
     """Storage only: no rules. Every method raises :class:`LedgerUnavailable` on outages."""
 
     def __init__(self, client: redis.Redis | RedisCluster, ttl_seconds: int = DEFAULT_TTL,
-                 label: str = "", observer: Any = None) -> None:
+                 label: str = "", observer: Any = None,
+                 tombstone_seconds: int = DEFAULT_TOMBSTONE, wait_replicas: int = 0,
+                 wait_timeout_ms: int = 500) -> None:
         self.client = client
         self.ttl_ms = int(ttl_seconds) * 1000
+        # a tombstone outlives the match it stands for, whatever the settings say
+        self.tomb_ms = max(int(tombstone_seconds) * 1000, 2 * self.ttl_ms)
         self.cluster = isinstance(client, RedisCluster)
         self.label = f"{label}, cluster" if self.cluster and label else label
         # observer.redis_call(operation, seconds, error_class_or_empty) and
         # observer.ledger_event("cas-conflict" | "idempotent-replay"), or None
         self.observer = observer
+        self.oom_at = -1e9  # when a write last met "OOM command not allowed"
+        self.wait_replicas = int(wait_replicas)
+        self.wait_timeout_ms = int(wait_timeout_ms)
         self._create = client.register_script(CREATE_LUA)
         self._append = client.register_script(APPEND_LUA)
+        self._delete = client.register_script(DELETE_LUA)
+        self._snapshot = client.register_script(SNAPSHOT_LUA)
 
     def _call(self, op: str, fn, *args, **kwargs):
         observer = self.observer
@@ -186,6 +252,8 @@ class LedgerStore:
                 observer.redis_call(op, time.perf_counter() - started, type(exc).__name__)
             log.warning("ledger store unavailable during %s: %s: %s", op, type(exc).__name__, exc,
                         extra={"operation": op, "error": type(exc).__name__})
+            if is_oom(exc):
+                self.oom_at = time.monotonic()
             raise LedgerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         if observer is not None:
             observer.redis_call(op, time.perf_counter() - started, "")
@@ -206,13 +274,55 @@ class LedgerStore:
         except UNAVAILABLE_ERRORS as exc:
             return False, f"unreachable ({self.label}): {exc}"
 
+    def _script(self, op: str, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a write script; with ``wait_replicas``, on one connection followed by WAIT."""
+        if not self.wait_replicas:
+            return self._call(op, script, keys=keys, args=args)
+
+        def run() -> Any:
+            pipe = self.client.pipeline(transaction=False)
+            script(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            res, acked = pipe.execute()
+            if int(acked) < self.wait_replicas:
+                raise ReplicasBehind(f"{acked} of {self.wait_replicas} replicas acknowledged")
+            return res
+
+        try:
+            return self._call(op, run)
+        except ReplicasBehind as exc:
+            log.warning("ledger write not replicated in time: %s", exc)
+            raise LedgerUnavailable(str(exc)) from exc
+
     def create(self, match_id: str, meta: dict[str, Any], state: dict[str, Any], token_hash: str,
-               entries: Sequence[str] = (), head: str = "0" * 64) -> tuple[bool, str | None]:
-        """Store a new match (or an imported one); (False, its head) when the id is taken."""
-        res = self._call("create", self._create, keys=list(keys(match_id)),
-                         args=[orjson.dumps(meta).decode(), orjson.dumps(state).decode(),
-                               token_hash, len(entries), head, self.ttl_ms, *entries])
-        return (True, None) if res[0] == "ok" else (False, res[1])
+               entries: Sequence[str] = (), head: str = "0" * 64,
+               idempotency: Sequence[tuple[str, str]] = ()) -> tuple[str, str | None]:
+        """Store a new match (or an imported one, with its answered Idempotency-Keys).
+
+        ``("ok", None)``; ``("exists", its head)`` when the id is live;
+        ``("tombstone", None)`` when the id was deleted or expired under another token.
+        """
+        pairs = [x for kv in idempotency for x in kv]
+        res = self._script("create", self._create, _all_keys(match_id),
+                           [orjson.dumps(meta).decode(), orjson.dumps(state).decode(),
+                            token_hash, len(entries), head, self.ttl_ms, self.tomb_ms,
+                            len(idempotency), *pairs, *entries])
+        return res[0], (res[1] if len(res) > 1 else None)
+
+    def tombstone(self, match_id: str) -> str | None:
+        """The token hash a deleted or expired id is kept for, if any."""
+        return self._call("tombstone", self.client.get, tomb_key(match_id))
+
+    def snapshot(self, match_id: str) -> tuple[Stored | None, list[str], dict[str, str]]:
+        """The match, its entries and its answered Idempotency-Keys, read at one instant."""
+        res = self._call("snapshot", self._snapshot, keys=list(keys(match_id)), args=[])
+        if not res:
+            return None, [], {}
+        (meta, state, version, head, token), entries, flat = res
+        answered = dict(zip(flat[::2], flat[1::2], strict=True))
+        stored = Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
+                        token, None)
+        return stored, entries, answered
 
     def load(self, match_id: str, idem_key: str | None = None) -> Stored | None:
         main, _, idem = keys(match_id)
@@ -235,12 +345,12 @@ class LedgerStore:
                       token, res[1] if idem_key else None)
 
     def append(self, match_id: str, *, idem_key: str, fingerprint: str, expected_version: int,
-               expected_head: str, entry: str, new_head: str, state: dict[str, Any],
-               response: str) -> AppendResult:
-        res = self._call("append", self._append, keys=list(keys(match_id)),
-                         args=[idem_key or "", fingerprint, str(expected_version), expected_head,
-                               entry, new_head, orjson.dumps(state).decode(), response,
-                               self.ttl_ms])
+               expected_head: str, entry: str, new_head: str, state: dict[str, Any]
+               ) -> AppendResult:
+        res = self._script("append", self._append, _all_keys(match_id),
+                           [idem_key or "", fingerprint, str(expected_version), expected_head,
+                            entry, new_head, orjson.dumps(state).decode(), self.ttl_ms,
+                            self.tomb_ms])
         if res[0] == "conflict":
             self._event("cas-conflict")
         elif res[0] == "replay":
@@ -251,7 +361,8 @@ class LedgerStore:
         return self._call("entries", self.client.lrange, keys(match_id)[1], start, stop)
 
     def delete(self, match_id: str) -> bool:
-        return bool(self._call("delete", self.client.delete, *keys(match_id)))
+        """Delete the match, leaving its tombstone (its token hash)."""
+        return bool(self._script("delete", self._delete, _all_keys(match_id), [self.tomb_ms]))
 
     def ttl(self, match_id: str) -> int:
         return int(self._call("ttl", self.client.pttl, keys(match_id)[0]))

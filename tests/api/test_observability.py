@@ -244,8 +244,7 @@ def test_ledger_metrics_redis_calls_replays_cas_and_errors(tmp_path):
         # a writer that read version 0 loses the compare-and-set to the append above
         store = app.extensions["kaluki_ledger"].get()
         stale = store.append(mid, idem_key="", fingerprint="f", expected_version=0,
-                             expected_head=GENESIS, entry="{}", new_head="0" * 64, state={},
-                             response="{}")
+                             expected_head=GENESIS, entry="{}", new_head="0" * 64, state={})
         assert stale.kind == "conflict"
         mid_snapshot = samples(c)
         server.stop(hard=True)

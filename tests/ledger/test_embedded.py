@@ -44,7 +44,17 @@ def test_gunicorn_shares_one_embedded_server_and_keeps_data(tmp_path):
             assert r.status_code == 201
             ids.append(r.json()["id"])
         assert all(s.get(f"{g.base}/v1/matches/{i}").status_code == 200 for i in ids)
-        assert s.get(g.base + "/readyz").json()["status"] == "ok"
+        assert s.get(g.base + "/readyz").json()["status"] == "ok"  # AOF, noeviction
+        # every worker signs with the one key kept in the data dir (0600)
+        r = s.post(g.base + "/v1/matches", json={"ruleset": "kaluki-51", "players": ["a", "b"]})
+        mid, auth = r.json()["id"], {"Authorization": f"Bearer {r.json()['token']}"}
+        exports = [s.get(f"{g.base}/v1/matches/{mid}/export", headers=auth).json()
+                   for _ in range(6)]
+        assert len({e["signature"] for e in exports}) == 1
+        assert s.delete(f"{g.base}/v1/matches/{mid}", headers=auth).status_code == 204
+        r = s.post(g.base + "/v1/matches/import", json=exports[0], headers=auth)
+        assert r.status_code == 201, r.text
+        assert oct(os.stat(tmp_path / "signing.key").st_mode & 0o777) == "0o600"
     finally:
         g.stop()
     assert _servers_for(tmp_path) == []  # stopped with the master

@@ -14,8 +14,8 @@ import uuid
 import pytest
 import requests
 
-from service.api.matches import rescore
 from service.ledger.chain import verify
+from service.ledger.service import rescore_export as rescore
 from tests.ledger.backends import ThrowawayRedis
 from tests.ledger.servers import start_pair
 from tests.ledger.test_concurrency import hand_body
@@ -27,7 +27,8 @@ WRITERS = 8
 def test_redis_outage_during_writes(tmp_path):
     redis_server = ThrowawayRedis(str(tmp_path))
     redis_server.start()
-    servers = start_pair(redis_server.url, extra_env={"REDIS_SOCKET_TIMEOUT": "1"})
+    servers = start_pair(redis_server.url, extra_env={"REDIS_SOCKET_TIMEOUT": "1",
+                                                      "LEDGER_MAX_HANDS": "1000000"})
     try:
         _run(redis_server, [s.base for s in servers])
     finally:
@@ -104,7 +105,8 @@ def _run(redis_server: ThrowawayRedis, base: list[str]) -> None:
         else:
             pytest.fail(f"{key} never completed")
 
-    ex = requests.get(f"{base[1]}/v1/matches/{mid}/export", timeout=10).json()
+    ex = requests.get(f"{base[1]}/v1/matches/{mid}/export", timeout=10,
+                      headers={"Authorization": f"Bearer {token}"}).json()
     entries = ex["entries"]
     assert verify(entries) == ex["head"]
     everything = {**acked, **retried}

@@ -167,9 +167,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a match from its export: verify the chain, re-score every hand, store it.
-         * @description Needs the match's token (the export holds only its SHA-256). 201 when restored,
-         *     200 when the same ledger is already stored, 409 when the id holds another ledger.
+         * Restore a match from its export: check its signature, verify the chain, re-score
+         *     every hand, store it with its answered Idempotency-Keys.
+         * @description Only an export this service signed is taken (else 422 `signature-invalid`), with
+         *     the match's token (the export holds only its SHA-256). 201 when restored; 409
+         *     `match-exists` when the id holds a live match; an id deleted or expired is
+         *     restored only with its own token (403 `token-invalid` otherwise). The body limit
+         *     is LEDGER_IMPORT_MAX_BYTES (by default enough for LEDGER_MAX_HANDS entries of
+         *     LEDGER_MAX_ENTRY_BYTES each).
          */
         post: operations["importMatch"];
         delete?: never;
@@ -229,7 +234,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The whole ledger: keep it, and `POST /v1/matches/import` restores the match. */
+        /**
+         * The whole ledger, signed by the service (needs the token): keep it, and
+         *     `POST /v1/matches/import` restores the match with its answered Idempotency-Keys.
+         */
         get: operations["exportMatch"];
         put?: never;
         post?: never;
@@ -450,6 +458,13 @@ export interface components {
             melded_count: number;
             melds: components["schemas"]["Meld"][];
         };
+        AnsweredKey: {
+            /** @description SHA-256 of the request */
+            fingerprint?: string;
+            key?: string;
+            /** @description the entry the key appended */
+            seq?: number;
+        };
         /** @description Exactly one of `score` and `record`. */
         AppendHand: {
             /** @description a hand record without `ruleset` */
@@ -566,11 +581,15 @@ export interface components {
             format?: string;
             head?: string;
             id?: string;
+            /** @description the Idempotency-Keys the match answered, restored by an import so that a retry replays */
+            idempotency?: components["schemas"]["AnsweredKey"][];
             match_end?: {
                 [key: string]: unknown;
             };
             players?: string[];
             ruleset?: unknown;
+            /** @description HMAC-SHA256 (hex) under the service's signing key, over the canonical JSON of the export without `signature` and `entries` (the entries are bound by `head`) */
+            signature?: string;
             standings?: components["schemas"]["Standing"][];
             token_sha256?: string;
             version?: number;
@@ -599,9 +618,15 @@ export interface components {
             hands_played?: number | null;
             head: string;
             id: string;
+            /** @description the Idempotency-Keys answered: {key, fingerprint, seq} */
+            idempotency?: {
+                [key: string]: unknown;
+            }[];
             match_end: components["schemas"]["MatchEndFields"];
             players: string[];
             ruleset: components["schemas"]["RuleSetRef"];
+            /** @description HMAC-SHA256 (hex) by the service; an import without a valid one is 422 signature-invalid */
+            signature?: string | null;
             standings?: {
                 [key: string]: unknown;
             }[] | null;
@@ -822,6 +847,8 @@ export interface components {
             type: string;
         };
         Readiness: {
+            /** @description ready, but worth knowing: a volatile Redis accepted by ALLOW_VOLATILE_REDIS, a signing key kept in Redis */
+            notes?: string[];
             /** @description why not ready, with no paths or addresses (the detail is in the service's log) */
             reason?: string;
             /** @enum {string} */
@@ -2464,6 +2491,13 @@ export interface operations {
                  *       "hands_played": 1,
                  *       "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
                  *       "id": "c2VjcmV0LW1hdGNo",
+                 *       "idempotency": [
+                 *         {
+                 *           "fingerprint": "50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c",
+                 *           "key": "hand-1",
+                 *           "seq": 0
+                 *         }
+                 *       ],
                  *       "match_end": {
                  *         "buy_in_min_players": 3,
                  *         "buy_ins": false,
@@ -2478,6 +2512,7 @@ export interface operations {
                  *         "lou"
                  *       ],
                  *       "ruleset": "kaluki-hunt",
+                 *       "signature": "c6686d2de1a96947b4625d7c57d30ff26d0afef6415ee7db2b378e54f7e19bd7",
                  *       "standings": [
                  *         {
                  *           "buy_ins": 0,
@@ -3385,6 +3420,13 @@ export interface operations {
                      *       "hands_played": 1,
                      *       "head": "01a07e1858fd7732bdb01355bc97b9f522346d1c3e9afc66efc2ccc41eb9dbb3",
                      *       "id": "c2VjcmV0LW1hdGNo",
+                     *       "idempotency": [
+                     *         {
+                     *           "fingerprint": "50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c",
+                     *           "key": "hand-1",
+                     *           "seq": 0
+                     *         }
+                     *       ],
                      *       "match_end": {
                      *         "buy_in_min_players": 3,
                      *         "buy_ins": false,
@@ -3399,6 +3441,7 @@ export interface operations {
                      *         "lou"
                      *       ],
                      *       "ruleset": "kaluki-hunt",
+                     *       "signature": "c6686d2de1a96947b4625d7c57d30ff26d0afef6415ee7db2b378e54f7e19bd7",
                      *       "standings": [
                      *         {
                      *           "buy_ins": 0,

@@ -1,0 +1,419 @@
+"""/v1/matches (SPEC §7): parse the request, call the ledger service, render its answer.
+
+The ledger's work (tokens, idempotency, compare-and-set, export, import) is
+:class:`service.ledger.service.LedgerService`; its domain errors become problems
+here, through one table of codes to HTTP statuses (:data:`STATUS`).
+
+Writes (hands, buy-ins, delete) need ``Authorization: Bearer <token>``, the
+write secret returned once by ``POST /v1/matches``. Appends need an
+``Idempotency-Key``: a retry with the same key and body answers the first
+201 byte for byte and changes nothing; the same key with another body is 422.
+Only successful appends are remembered, so a refused request (409, 412, 422)
+may be retried under the same key. ``If-Match`` takes the match's ``ETag``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from flask import Response, current_app, request
+from marshmallow import ValidationError
+
+from ...engine.cards import CardError
+from ...engine.match import EntryError, MatchError
+from ...engine.rules import RuleSetError
+from ...engine.scoring import ScoringError
+from ...ledger import get_service, limits
+from ...ledger.errors import LedgerError
+from ...ledger.service import Appended, HandEntry, LedgerService, Match
+from ..common import violation_dict
+from ..parsing import Blueprint
+from ..problems import Problem, from_engine, language
+from .schemas import (
+    ID_RE,
+    AppendedSchema,
+    AppendHandSchema,
+    BuyInSchema,
+    CreatedSchema,
+    CreateMatchSchema,
+    EntrySchema,
+    ExportSchema,
+    ImportSchema,
+    MatchSchema,
+    MatchScoreSchema,
+    PageArgs,
+    PageSchema,
+)
+
+blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
+                description="Match ledgers: scored hands in a hash chain, with standings.")
+
+RETRY_AFTER = "2"
+
+# -- domain errors → problems: the one table of statuses ------------------------------------
+
+STATUS: dict[str, int] = {
+    "match-not-found": 404, "entry-not-found": 404,
+    "token-required": 401, "token-invalid": 403,
+    "precondition-failed": 412,
+    "match-exists": 409, "match-full": 409, "match-finished": 409,
+    "buy-ins-not-allowed": 409, "player-not-eliminated": 409, "buy-ins-closed": 409,
+    "buy-ins-exhausted": 409,
+    "entry-too-large": 413,
+    "idempotency-key-reused": 422, "signature-invalid": 422, "chain-broken": 422,
+    "rescore-mismatch": 422, "invalid-entry": 422, "illegal-record": 422,
+    "hand-not-finished": 422, "hand-players": 422, "unknown-player": 422,
+    "duplicate-player": 422, "invalid-player-id": 422, "player-count": 422,
+    "invalid-parameter": 422,
+    "ledger-busy": 503, "ledger-unavailable": 503,
+}
+
+_HEADERS: dict[str, dict[str, str]] = {
+    "token-required": {"WWW-Authenticate": 'Bearer realm="kaluki-matches"'},
+    "ledger-busy": {"Retry-After": "1"},
+    "ledger-unavailable": {"Retry-After": RETRY_AFTER},
+}
+
+# details that are not the exception's own message (no Redis internals in an answer)
+_DETAIL = {
+    "ledger-unavailable": "The match store (Redis) cannot be reached; nothing was written. "
+                          "Retry later with the same Idempotency-Key.",
+}
+
+_NL: dict[str, str] = {
+    "match-not-found": "Geen partij {id!r} (misschien verlopen; importeer de export).",
+    "entry-not-found": "Partij {id!r} heeft geen entry {seq}.",
+    "token-required": "Deze wijziging vraagt het token van de partij.",
+    "token-invalid": "Het token hoort niet bij deze partij.",
+    "precondition-failed": "If-Match komt niet overeen met de huidige ETag van de partij.",
+    "idempotency-key-reused": "Deze Idempotency-Key hoort bij een ander verzoek.",
+    "match-exists": "Partij {id!r} bestaat al met een ander verloop.",
+    "ledger-unavailable": "De opslag van partijen (Redis) is onbereikbaar; er is niets "
+                          "geschreven. Probeer het later opnieuw met dezelfde Idempotency-Key.",
+    "illegal-record": "Het spelverslag overtreedt een regel; zie 'violations'.",
+}
+
+
+def _problem(code: str, detail: str, field: str | None, default: int = 422,
+             **params: Any) -> Problem:
+    nl = _NL.get(code)
+    try:
+        nl = nl.format(**params) if nl else None
+    except (KeyError, IndexError):
+        nl = None  # a detail without its parameters: the English one serves
+    return Problem(STATUS.get(code, default), code, _DETAIL.get(code, detail),
+                   errors={field: [detail]} if field else None,
+                   nl=nl, headers=_HEADERS.get(code))
+
+
+@blp.errorhandler(LedgerError)
+def _ledger_error(exc: LedgerError) -> Response:
+    return _problem(exc.code, str(exc), exc.field, **exc.params).response()
+
+
+@blp.errorhandler(MatchError)
+def _match_error(exc: MatchError) -> Response:
+    return _problem(exc.code, str(exc), exc.field, default=409).response()
+
+
+@blp.errorhandler(EntryError)
+def _entry_error(exc: EntryError) -> Response:
+    cause = exc.cause
+    if exc.violation is not None:
+        return Problem(422, exc.code, str(exc), nl=_NL.get(exc.code),
+                       violations=[violation_dict(exc.violation, language())]).response()
+    if isinstance(cause, (ScoringError, CardError)):  # the engine's own texts, Dutch included
+        return from_engine(cause, exc.field).response()
+    if isinstance(cause, RuleSetError):
+        problem = from_engine(cause, exc.field)
+        problem.errors = {exc.field: [str(cause)]}
+        return problem.response()
+    return _problem(exc.code, str(exc), exc.field).response()
+
+
+@blp.errorhandler(RuleSetError)
+def _ruleset_error(exc: RuleSetError) -> Response:
+    return from_engine(exc, "ruleset").response()
+
+
+@blp.errorhandler(ScoringError)
+def _scoring_error(exc: ScoringError) -> Response:
+    return from_engine(exc, "players").response()
+
+
+# -- parsing --------------------------------------------------------------------------------
+
+@blp.before_request
+def _import_size() -> None:
+    """An export outgrows the app's body limit long before a match ends: imports get their own."""
+    if request.endpoint == f"{blp.name}.import_match":
+        request.max_content_length = limits(current_app.config).import_bytes
+
+
+def _service() -> LedgerService:
+    return get_service(current_app)
+
+
+def _check_id(match_id: str) -> None:
+    if not ID_RE.match(match_id):
+        raise Problem(404, "match-not-found", f"No match {match_id!r} (it may have expired; "
+                      "import its export to restore it).",
+                      nl=f"Geen partij {match_id!r} (misschien verlopen; importeer de export).")
+
+
+def _bearer() -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _if_match() -> Callable[[int, str], bool] | None:
+    if "If-Match" not in request.headers:
+        return None
+    im = request.if_match
+    return lambda version, head: im.star_tag or im.contains(etag(version, head).strip('"'))
+
+
+def _idempotency_key(required: bool) -> str:
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if not key and required:
+        raise Problem(400, "idempotency-key-required", "Appending a hand needs an "
+                      "Idempotency-Key header (a fresh random string per hand).",
+                      nl="Een hand toevoegen vraagt een Idempotency-Key-header.")
+    if len(key) > 255:
+        raise Problem(400, "idempotency-key-invalid", "An Idempotency-Key has at most 255 "
+                      "characters.")
+    return key
+
+
+def _parse_cursor(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    if not cursor.isdigit() or len(cursor) > 9:
+        raise Problem(422, "invalid-cursor", "Use the next_cursor of a previous page.",
+                      errors={"cursor": ["not a cursor"]})
+    return int(cursor)
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+def etag(version: int, head: str) -> str:
+    return f'"{version}.{head[:16]}"'
+
+
+def view(m: Match) -> dict[str, Any]:
+    s = m.state
+    return {"id": m.id, "ruleset": m.ruleset, "match_end": m.config.to_dict(),
+            "players": list(m.players), "hands_played": s.hands_played, "status": s.status,
+            "winner": s.winner, "co_winners": list(s.co_winners),
+            "standings": [x.to_dict() for x in s.standings], "version": m.version,
+            "head": m.head, "created": m.created}
+
+
+def _json(body: bytes | str, status: int = 200, **headers: str) -> Response:
+    resp = current_app.response_class(body, status=status, mimetype="application/json")
+    for k, v in headers.items():
+        resp.headers[k.replace("_", "-")] = v
+    return resp
+
+
+def _appended(a: Appended) -> Response:
+    e, m = a.entry, a.match
+    if isinstance(e, HandEntry):
+        extra: dict[str, Any] = {"hand": m.state.hands_played, "special": e.special,
+                                 "scores": e.to_data()["scores"]}
+    else:
+        extra = {"player": e.player}
+    doc = {"seq": e.seq, **extra, "hash": e.hash, "match": view(m)}
+    resp = _json(orjson.dumps(doc), 201, Location=f"/v1/matches/{m.id}/hands/{e.seq}",
+                 ETag=etag(m.version, m.head))
+    if a.replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    return resp
+
+
+# -- resources ------------------------------------------------------------------------------
+
+_PROBLEM_DOCS = {
+    304: "Not modified (If-None-Match).",
+    400: "Idempotency-Key missing or too long (`idempotency-key-required`).",
+    401: "No token (`token-required`); send `Authorization: Bearer <token>`.",
+    403: "Wrong token (`token-invalid`).",
+    404: "No such match (`match-not-found`): it may have expired; import its export.",
+    409: "Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, "
+         "`player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-full` "
+         "(LEDGER_MAX_HANDS entries), "
+         "`match-exists` (an import into a live id).",
+    412: "Stale If-Match (`precondition-failed`).",
+    413: "The entry would exceed LEDGER_MAX_ENTRY_BYTES (`entry-too-large`), or the body "
+         "the endpoint's limit (`payload-too-large`).",
+    422: "Invalid body, an illegal record (`illegal-record`, with violations), a record that "
+         "does not end the hand (`hand-not-finished`), a key reused with another body "
+         "(`idempotency-key-reused`), an export not signed by this service "
+         "(`signature-invalid`), a broken chain (`chain-broken`), a re-score that differs "
+         "(`rescore-mismatch`).",
+    503: "Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written.",
+}
+
+
+def _problems(*statuses: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for status in statuses:
+            fn = blp.alt_response(status, description=_PROBLEM_DOCS[status])(fn)
+        return fn
+    return wrap
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(CreateMatchSchema())
+@blp.response(201, CreatedSchema, headers={"Location": {"schema": {"type": "string"}},
+                                           "ETag": {"schema": {"type": "string"}}})
+@_problems(422, 503)
+def create(args: dict[str, Any]) -> Response:
+    """Start a match: its id, its write token (shown only once) and the match."""
+    overrides = {k: v for k, v in args.items() if k not in ("ruleset", "players")}
+    m, token = _service().create(args["ruleset"], args["players"], overrides)
+    body = {"id": m.id, "token": token, "match": view(m)}
+    return _json(orjson.dumps(body), 201, Location=f"/v1/matches/{m.id}",
+                 ETag=etag(m.version, m.head))
+
+
+@blp.route("/<match_id>", methods=["GET"])
+@blp.response(200, MatchSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@_problems(304, 404, 503)
+def get(match_id: str) -> Response:
+    """The match: standings, status, winner, version and head of the chain."""
+    _check_id(match_id)
+    m = _service().get(match_id)
+    tag = etag(m.version, m.head)
+    if request.if_none_match and request.if_none_match.contains(tag.strip('"')):
+        return Response(status=304, headers={"ETag": tag})
+    return _json(orjson.dumps(view(m)), ETag=tag)
+
+
+@blp.route("/<match_id>", methods=["DELETE"])
+@blp.response(204)
+@_problems(401, 403, 404, 412, 503)
+def delete(match_id: str) -> Response:
+    """Delete the match (needs its token)."""
+    _check_id(match_id)
+    _service().delete(match_id, _bearer(), _if_match())
+    return Response(status=204)
+
+
+@blp.route("/<match_id>/hands", methods=["POST"])
+@blp.arguments(AppendHandSchema())
+@blp.response(201, AppendedSchema, headers={"Location": {"schema": {"type": "string"}},
+                                            "ETag": {"schema": {"type": "string"}}})
+@blp.doc(parameters=[
+    {"in": "header", "name": "Idempotency-Key", "required": True, "schema": {"type": "string"}},
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
+    {"in": "header", "name": "Authorization", "required": True,
+     "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(400, 401, 403, 404, 409, 412, 413, 422, 503)
+def append_hand(args: dict[str, Any], match_id: str) -> Response:
+    """Append a scored hand (a score body or a hand record) and answer the new standings."""
+    _check_id(match_id)
+    key = _idempotency_key(required=True)
+    source = "score" if "score" in args else "record"
+    raw = request.get_json()
+    return _appended(_service().append_hand(match_id, _bearer(), source=source,
+                                            body=raw[source], key=key, request=raw,
+                                            if_match=_if_match()))
+
+
+@blp.route("/<match_id>/buy-ins", methods=["POST"])
+@blp.arguments(BuyInSchema())
+@blp.response(201, AppendedSchema)
+@_problems(401, 403, 404, 409, 412, 422, 503)
+def buy_in(args: dict[str, Any], match_id: str) -> Response:
+    """An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional)."""
+    _check_id(match_id)
+    key = _idempotency_key(required=False)
+    return _appended(_service().buy_in(match_id, _bearer(), player=args["player"], key=key,
+                                       request=request.get_json(silent=True),
+                                       if_match=_if_match()))
+
+
+@blp.route("/<match_id>/hands", methods=["GET"])
+@blp.arguments(PageArgs(), location="query")
+@blp.response(200, PageSchema)
+@_problems(404, 422, 503)
+def list_hands(args: dict[str, Any], match_id: str) -> Response:
+    """The ledger's entries in order, ``limit`` at a time; follow ``next_cursor``."""
+    _check_id(match_id)
+    start = _parse_cursor(args.get("cursor"))
+    limit = args["limit"]
+    items, version = _service().page(match_id, start, limit)
+    nxt = str(start + len(items)) if start + len(items) < version else None
+    body = b'{"items":[' + b",".join(i.encode("utf-8") for i in items) + b'],"next_cursor":' + \
+        orjson.dumps(nxt) + b"}"
+    resp = _json(body)
+    if nxt is not None:
+        resp.headers["Link"] = f'</v1/matches/{match_id}/hands?cursor={nxt}&limit={limit}>; rel="next"'
+    return resp
+
+
+@blp.route("/<match_id>/hands/<int:seq>", methods=["GET"])
+@blp.response(200, EntrySchema)
+@_problems(404, 503)
+def get_entry(match_id: str, seq: int) -> Response:
+    """One ledger entry by its sequence number."""
+    _check_id(match_id)
+    return _json(_service().entry(match_id, seq).encode("utf-8"))
+
+
+@blp.route("/<match_id>/export", methods=["GET"])
+@blp.response(200, ExportSchema)
+@blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
+                      "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(401, 403, 404, 503)
+def export(match_id: str) -> Response:
+    """The whole ledger, signed by the service (needs the token): keep it, and
+    ``POST /v1/matches/import`` restores the match with its answered Idempotency-Keys."""
+    _check_id(match_id)
+    ex, signature = _service().export(match_id, _bearer())
+    head = orjson.dumps(ex.header())[:-1]
+    body = head + b',"signature":' + orjson.dumps(signature) + b',"entries":[' + \
+        b",".join(e.encode("utf-8") for e in ex.entries) + b"]}"
+    return _json(body, ETag=etag(ex.match.version, ex.match.head),
+                 Content_Disposition=f'attachment; filename="match-{ex.match.id}.json"',
+                 Cache_Control="no-store")
+
+
+def _check_entries(entries: list[Any]) -> None:
+    """Each score entry's input must be a /hands/score body (the referee reads records)."""
+    score_schema = MatchScoreSchema()
+    for i, e in enumerate(entries):
+        if isinstance(e, dict) and e.get("type") == "hand" and e.get("source") == "score":
+            try:
+                score_schema.load(e.get("input"))
+            except ValidationError as exc:
+                raise Problem(422, "invalid-entry", f"entry {i}: its input is not a score body",
+                              errors={f"entries.{i}.input": exc.messages}) from None
+
+
+@blp.route("/import", methods=["POST"])
+@blp.arguments(ImportSchema())
+@blp.response(201, MatchSchema, headers={"Location": {"schema": {"type": "string"}}})
+@blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
+                      "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(401, 403, 409, 413, 422, 503)
+def import_match(args: dict[str, Any]) -> Response:
+    """Restore a match from its export: check its signature, verify the chain, re-score
+    every hand, store it with its answered Idempotency-Keys.
+
+    Only an export this service signed is taken (else 422 `signature-invalid`), with
+    the match's token (the export holds only its SHA-256). 201 when restored; 409
+    `match-exists` when the id holds a live match; an id deleted or expired is
+    restored only with its own token (403 `token-invalid` otherwise). The body limit
+    is LEDGER_IMPORT_MAX_BYTES (by default enough for LEDGER_MAX_HANDS entries of
+    LEDGER_MAX_ENTRY_BYTES each).
+    """
+    doc = request.get_json()  # as sent: the signature covers it, not the loaded arguments
+    _check_entries(args["entries"])
+    m = _service().import_match(doc, _bearer())
+    return _json(orjson.dumps(view(m)), 201, Location=f"/v1/matches/{m.id}",
+                 ETag=etag(m.version, m.head))

@@ -1,0 +1,178 @@
+"""Request and response schemas of /v1/matches (SPEC §7): parsing and documentation only."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from ...engine.rules import MATCH_END_MODES
+from ...ledger.service import EXPORT_FORMAT
+from ..common import StrictSchema, ruleset_field
+from ..hands import PlayerScoreSchema, ScoreSchema
+from ..parsing import Bool, Int
+
+ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+MAX_PAGE = 200
+
+
+def _player_id() -> fields.String:
+    return fields.String(validate=validate.Length(min=1, max=64))
+
+
+class MatchEndFields(StrictSchema):
+    match_end = fields.String(validate=validate.OneOf(MATCH_END_MODES))
+    goal_points = Int(validate=validate.Range(1, 1_000_000))
+    elimination_over = Int(validate=validate.Range(1, 1_000_000))
+    match_hands = Int(validate=validate.Range(1, 10_000))
+    buy_ins = Bool()
+    buy_ins_max = Int(validate=validate.Range(1, 100))
+    buy_in_min_players = Int(validate=validate.Range(2, 100))
+
+
+class CreateMatchSchema(MatchEndFields):
+    ruleset = ruleset_field()
+    players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
+
+
+class MatchScoreSchema(ScoreSchema):
+    """A /hands/score body without ruleset (the match's rule set applies)."""
+
+    class Meta:
+        exclude = ("ruleset",)
+        unknown = RAISE
+
+
+class AppendHandSchema(StrictSchema):
+    score = fields.Nested(MatchScoreSchema,
+                          metadata={"description": "a /hands/score body without ruleset"})
+    record = fields.Dict(metadata={"description": "a hand record without ruleset"})
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("score" in data) == ("record" in data):
+            raise ValidationError("give exactly one of \"score\" and \"record\"", "_schema")
+        if "ruleset" in data.get("record", {}):
+            raise ValidationError({"ruleset": ["the match's rule set applies; leave it out"]},
+                                  "record")
+
+
+class BuyInSchema(StrictSchema):
+    player = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class PageArgs(Schema):
+    cursor = fields.String(metadata={"description": "opaque; from next_cursor"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, MAX_PAGE))  # a query string
+
+
+class StandingSchema(Schema):
+    player = fields.String(required=True)
+    points = Int(required=True)
+    penalty = Int(required=True)
+    eliminated = Bool(required=True)
+    hands_won = Int(required=True)
+    buy_ins = Int(required=True)
+
+
+class MatchSchema(Schema):
+    id = fields.String(required=True)
+    ruleset = fields.Raw(required=True, metadata={"x-ref": "RuleSetRef"})
+    match_end = fields.Dict(required=True, metadata={
+        "description": "match_end, goal_points, elimination_over, match_hands, buy_ins, buy_ins_max, buy_in_min_players in force"})
+    players = fields.List(fields.String(), required=True)
+    hands_played = Int(required=True)
+    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+    winner = fields.String(allow_none=True, required=True)
+    co_winners = fields.List(fields.String(), required=True,
+                             metadata={"description": "a shared win"})
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+    version = Int(required=True, metadata={"description": "entries in the ledger"})
+    head = fields.String(required=True, metadata={"description": "the last entry's hash"})
+    created = fields.String(allow_none=True, required=True)
+
+
+class CreatedSchema(Schema):
+    id = fields.String(required=True)
+    token = fields.String(required=True,
+                          metadata={"description": "the write secret; shown only once"})
+    match = fields.Nested(MatchSchema, required=True)
+
+
+class EntrySchema(Schema):
+    seq = Int(required=True)
+    type = fields.String(required=True, metadata={"enum": ["hand", "buy-in"]})
+    hash = fields.String(required=True)
+
+    class Meta:
+        unknown = "include"
+
+
+class AppendedSchema(Schema):
+    seq = Int(required=True)
+    hand = Int(metadata={"description": "hands: the 1-based hand number"})
+    player = fields.String(metadata={"description": "buy-ins: who bought back in"})
+    hash = fields.String(required=True)
+    special = Bool(metadata={"description": "hands only"})
+    scores = fields.List(fields.Nested(PlayerScoreSchema), metadata={"description": "hands only"})
+    match = fields.Nested(MatchSchema, required=True)
+
+
+class PageSchema(Schema):
+    items = fields.List(fields.Nested(EntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
+
+
+class AnsweredKeySchema(Schema):
+    key = fields.String()
+    fingerprint = fields.String(metadata={"description": "SHA-256 of the request"})
+    seq = Int(metadata={"description": "the entry the key appended"})
+
+
+class ExportSchema(Schema):
+    format = fields.String(metadata={"example": EXPORT_FORMAT})
+    id = fields.String()
+    ruleset = fields.Raw()
+    match_end = fields.Dict()
+    players = fields.List(fields.String())
+    created = fields.String()
+    token_sha256 = fields.String()
+    entries = fields.List(fields.Nested(EntrySchema))
+    head = fields.String()
+    version = Int()
+    standings = fields.List(fields.Nested(StandingSchema))
+    idempotency = fields.List(fields.Nested(AnsweredKeySchema), metadata={
+        "description": "the Idempotency-Keys the match answered, restored by an import so "
+                       "that a retry replays"})
+    signature = fields.String(metadata={
+        "description": "HMAC-SHA256 (hex) under the service's signing key, over the "
+                       "canonical JSON of the export without `signature` and `entries` "
+                       "(the entries are bound by `head`)"})
+
+    class Meta:
+        unknown = "include"
+
+
+class ImportSchema(StrictSchema):
+    format = fields.String(required=True, validate=validate.Equal(EXPORT_FORMAT))
+    id = fields.String(required=True, validate=validate.Regexp(ID_RE))
+    ruleset = ruleset_field()
+    match_end = fields.Nested(MatchEndFields, required=True)
+    players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
+    created = fields.String(load_default=None, allow_none=True)
+    token_sha256 = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"))
+    entries = fields.List(fields.Dict(), required=True, validate=validate.Length(max=100_000))
+    head = fields.String(required=True)
+    version = Int(load_default=None)
+    # what the exporter saw; checked against the re-score when present
+    standings = fields.List(fields.Dict(), load_default=None)
+    hands_played = Int(load_default=None)
+    status = fields.String(load_default=None)
+    winner = fields.String(load_default=None, allow_none=True)
+    idempotency = fields.List(fields.Dict(), load_default=list, validate=validate.Length(
+        max=100_000), metadata={"description": "the Idempotency-Keys answered: "
+                                               "{key, fingerprint, seq}"})
+    signature = fields.String(load_default=None, metadata={
+        "description": "HMAC-SHA256 (hex) by the service; an import without a valid one "
+                       "is 422 signature-invalid"})

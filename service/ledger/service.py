@@ -1,0 +1,510 @@
+"""The ledger service (SPEC §7): create a match, append a hand, buy in, delete, export, import.
+
+Typed values in, typed values out, domain errors (:mod:`service.ledger.errors`,
+the engine's ``MatchError``/``EntryError``/``RuleSetError``/``ScoringError``)
+raised; no HTTP. The rules are the engine's (:mod:`service.engine.match`), the
+storage the store's (:mod:`service.ledger.store`). The API parses requests,
+calls one method and renders what it returns.
+
+Writes are optimistic: read the match, compute the entry and the new standings
+in the engine, then compare-and-set in one script run (version and head must
+still be the ones computed from); a lost race reads again.
+
+Integrity (SPEC §7): an export needs the token and is signed (HMAC-SHA256, key
+from :mod:`.signing`); an import accepts only a signed export, verifies its
+chain, re-scores every hand and restores the match with its answered
+Idempotency-Keys. A live id is never overwritten (:class:`MatchExists`); a
+deleted or expired id keeps a tombstone of its token hash, so only its own
+token restores it.
+
+Caps (:class:`Limits`): a match holds at most ``max_hands`` entries
+(:class:`MatchFull`) and an entry at most ``max_entry_bytes`` of JSON
+(:class:`EntryTooLarge`), so every export fits the import's body limit.
+
+Idempotency: a key answered once is stored as its request fingerprint and the
+``seq`` of the entry it appended; a retry with the same fingerprint gets that
+entry and the match as it stood right after it (rebuilt from the ledger, so the
+answer is the first one byte for byte); another fingerprint is
+:class:`KeyReused`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from ..engine.match import (
+    CONFIG_KEYS,
+    EntryError,
+    MatchConfig,
+    MatchError,
+    MatchState,
+    ScoredHand,
+    apply_buy_in,
+    apply_hand,
+    fold,
+    new_state,
+    rescore,
+    score_input,
+)
+from ..engine.players import PlayerIdError, player_id
+from ..engine.rules import RuleSet, resolve
+from ..engine.scoring import PlayerScore, check_seats
+from . import signing
+from .chain import GENESIS, ChainError, fingerprint, seal, verify
+from .errors import (
+    Busy,
+    EntryNotFound,
+    EntryTooLarge,
+    InvalidExport,
+    KeyReused,
+    MatchExists,
+    MatchFull,
+    MatchNotFound,
+    SignatureInvalid,
+    Stale,
+    TokenInvalid,
+    TokenRequired,
+)
+from .store import LedgerStore
+
+__all__ = ["BuyInEntry", "Appended", "Entry", "Export", "HandEntry", "LedgerService", "Match",
+           "EXPORT_FORMAT", "EntryError", "MatchError"]
+
+EXPORT_FORMAT = "kaluki-ledger/1"
+CAS_ATTEMPTS = 200
+
+IfMatch = Callable[[int, str], bool]  # (version, head) -> may the write go ahead
+KeySource = Callable[[], tuple[bytes, str]]  # the signing key and where it comes from
+FINGERPRINT_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much one match may hold, and so how large its export (and import) can be."""
+
+    max_hands: int = 1000  # entries (hands and buy-ins)
+    max_entry_bytes: int = 16 * 1024  # one entry's JSON, its input included
+    import_max_bytes: int = 0  # 0: derived by import_bytes_for
+
+    @staticmethod
+    def import_bytes_for(max_hands: int, max_entry_bytes: int) -> int:
+        """A full match's export with room to spare: every entry at its cap plus its
+        comma and one answered Idempotency-Key (a 255-character key, fingerprint and
+        seq: under 400 bytes), a quarter more for a client that re-serialized it with
+        whitespace, and 64 KiB for the header."""
+        return max_hands * (max_entry_bytes + 512) * 5 // 4 + 64 * 1024
+
+    @property
+    def import_bytes(self) -> int:
+        return self.import_max_bytes or self.import_bytes_for(self.max_hands,
+                                                              self.max_entry_bytes)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# -- values ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A match as stored: its settings, its standings, and where its chain stands."""
+
+    id: str
+    ruleset: Any  # as the client wrote it: a catalog name or {"base", "overrides"}
+    players: tuple[str, ...]
+    config: MatchConfig
+    state: MatchState
+    version: int  # entries so far
+    head: str  # the last entry's hash (64 zeros when empty)
+    created: str | None
+    token_hash: str
+
+    @property
+    def rules(self) -> RuleSet:
+        return resolve(self.ruleset)
+
+    def meta(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "players": list(self.players),
+                "match_end": self.config.to_dict(), "created": self.created}
+
+    @classmethod
+    def from_stored(cls, match_id: str, meta: Mapping[str, Any], state: Mapping[str, Any],
+                    version: int, head: str, token: str) -> Match:
+        return cls(match_id, meta["ruleset"], tuple(meta["players"]),
+                   MatchConfig(**meta["match_end"]), MatchState.from_dict(state), version, head,
+                   meta.get("created"), token)
+
+
+@dataclass(frozen=True, slots=True)
+class HandEntry:
+    seq: int
+    source: str  # "score" | "record"
+    input: Mapping[str, Any]  # the body as the client sent it
+    winner: str
+    finish: str
+    special: bool
+    scores: tuple[PlayerScore, ...]
+    hash: str
+
+    type = "hand"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"seq": self.seq, "type": "hand", "source": self.source, "input": self.input,
+                "winner": self.winner, "finish": self.finish, "special": self.special,
+                "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
+                            "penalty": s.penalty} for s in self.scores], "hash": self.hash}
+
+
+@dataclass(frozen=True, slots=True)
+class BuyInEntry:
+    seq: int
+    player: str
+    hash: str
+
+    type = "buy-in"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"seq": self.seq, "type": "buy-in", "player": self.player, "hash": self.hash}
+
+
+Entry = HandEntry | BuyInEntry
+
+
+def entry_from_data(d: Mapping[str, Any]) -> Entry:
+    if d["type"] == "buy-in":
+        return BuyInEntry(d["seq"], d["player"], d["hash"])
+    return HandEntry(d["seq"], d["source"], d["input"], d["winner"], d["finish"], d["special"],
+                     tuple(PlayerScore(**s) for s in d["scores"]), d["hash"])
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """An entry and the match right after it; ``replayed`` when a retry's key answered it."""
+
+    entry: Entry
+    match: Match
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """A whole ledger: the match and its entries as stored (canonical JSON, with hashes)."""
+
+    match: Match
+    entries: tuple[str, ...]
+    answered: tuple[tuple[str, str, int], ...] = ()  # (key, fingerprint, seq)
+
+    def header(self) -> dict[str, Any]:
+        """The export without its entries (what is signed, with ``idempotency``)."""
+        m = self.match
+        return {"format": EXPORT_FORMAT, "id": m.id, "ruleset": m.ruleset,
+                "match_end": m.config.to_dict(), "players": list(m.players),
+                "created": m.created, "token_sha256": m.token_hash, "version": m.version,
+                "head": m.head, "hands_played": m.state.hands_played, "status": m.state.status,
+                "winner": m.state.winner, "standings": [s.to_dict() for s in m.state.standings],
+                "idempotency": [{"key": k, "fingerprint": fp, "seq": seq}
+                                for k, fp, seq in self.answered]}
+
+
+@dataclass(frozen=True, slots=True)
+class _Hand:
+    source: str
+    input: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _BuyIn:
+    player: str
+
+
+# -- the service -------------------------------------------------------------------------
+
+class LedgerService:
+    """Match ledgers on one :class:`LedgerStore`."""
+
+    def __init__(self, store: LedgerStore, limits: Limits | None = None,
+                 signing_key: KeySource | None = None) -> None:
+        self.store = store
+        self.limits = limits or Limits()
+        self._key = signing_key or _no_key
+
+    # reading
+
+    def get(self, match_id: str) -> Match:
+        s = self.store.load(match_id)
+        if s is None:
+            raise _not_found(match_id)
+        return Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
+
+    def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int]:
+        """Entries ``start`` … ``start + limit - 1`` (stored JSON) and the match's version."""
+        m = self.get(match_id)
+        items = self.store.entries(match_id, start, start + limit - 1) if start < m.version else []
+        return items, m.version
+
+    def entry(self, match_id: str, seq: int) -> str:
+        items = self.store.entries(match_id, seq, seq) if seq < 2 ** 62 else []
+        if not items:
+            self.get(match_id)  # 404 for the match first
+            raise EntryNotFound(f"Match {match_id!r} has no entry {seq}.", seq=seq)
+        return items[0]
+
+    # writing
+
+    def create(self, ruleset: Any, players: Sequence[str],
+               overrides: Mapping[str, Any] | None = None) -> tuple[Match, str]:
+        """A new match and its write token (returned once; only its hash is stored)."""
+        rules = resolve(ruleset)
+        check_seats(len(players), rules)
+        config = MatchConfig.from_rules(rules, {k: (overrides or {}).get(k) for k in CONFIG_KEYS})
+        state = new_state(players)
+        token = secrets.token_urlsafe(32)
+        for _ in range(3):  # 96 random bits: a collision practically never happens
+            match = Match(secrets.token_urlsafe(12), ruleset, tuple(state.players), config, state, 0,
+                          GENESIS, _now(), token_hash(token))
+            outcome, _ = self.store.create(match.id, match.meta(), state.to_dict(),
+                                           match.token_hash)
+            if outcome == "ok":
+                return match, token
+        raise Busy("Please retry.")
+
+    def delete(self, match_id: str, token: str | None, if_match: IfMatch | None = None) -> None:
+        m = self.get(match_id)
+        _authorize(m, token)
+        if if_match is not None and not if_match(m.version, m.head):
+            raise _stale()
+        self.store.delete(match_id)
+
+    def append_hand(self, match_id: str, token: str | None, *, source: str,
+                    body: Mapping[str, Any], key: str, request: Any,
+                    if_match: IfMatch | None = None) -> Appended:
+        """Append a hand given as ``score`` or ``record`` (``body``: its input as sent;
+        ``request``: the whole request body, fingerprinted for the idempotency key)."""
+        return self._append(match_id, token, _Hand(source, body), key,
+                            fingerprint({"kind": "hand", "body": request}), if_match)
+
+    def buy_in(self, match_id: str, token: str | None, *, player: str, key: str, request: Any,
+               if_match: IfMatch | None = None) -> Appended:
+        try:  # the one player-id rule: the entry names the normalised id
+            player = player_id(player, "player")
+        except PlayerIdError as exc:
+            raise MatchError(exc.code, str(exc), 422, exc.field) from None
+        return self._append(match_id, token, _BuyIn(player), key,
+                            fingerprint({"kind": "buy-in", "body": request}), if_match)
+
+    def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn, key: str,
+                fp: str, if_match: IfMatch | None) -> Appended:
+        authorized = False
+        scored: ScoredHand | None = None
+        for attempt in range(CAS_ATTEMPTS):
+            s = self.store.load(match_id, key or None)
+            if s is None:
+                raise _not_found(match_id)
+            m = Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
+            if not authorized:
+                _authorize(m, token)
+                authorized = True
+            if s.prior is not None:
+                return self._replay(m, s.prior, fp)
+            if if_match is not None and not if_match(m.version, m.head):
+                raise _stale()
+            if m.version >= self.limits.max_hands:
+                raise MatchFull(f"Match {m.id!r} holds its {self.limits.max_hands} entries "
+                                "(LEDGER_MAX_HANDS): start a new match.",
+                                max_hands=self.limits.max_hands)
+            entry: Entry
+            if isinstance(event, _Hand):
+                if scored is None:  # scoring depends only on the body and the rule set
+                    self._check_size(len(orjson.dumps(event.input)))
+                    scored = score_input(m.ruleset, m.rules, event.source, event.input,
+                                         event.source)
+                new = apply_hand(m.state, m.config, scored.winner, scored.deltas)
+                data = seal({"seq": m.version, "type": "hand", "source": event.source,
+                             "input": event.input, "winner": scored.winner,
+                             "finish": scored.finish, "special": scored.score.special,
+                             "scores": scored.scores_data()}, m.head)
+            else:
+                new = apply_buy_in(m.state, m.config, event.player)
+                data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
+                            m.head)
+            entry = entry_from_data(data)
+            text = orjson.dumps(data)
+            self._check_size(len(text))
+            res = self.store.append(match_id, idem_key=key, fingerprint=fp,
+                                    expected_version=m.version, expected_head=m.head,
+                                    entry=text.decode(), new_head=entry.hash,
+                                    state=new.to_dict())
+            if res.kind == "ok":
+                after = Match(m.id, m.ruleset, m.players, m.config, new, m.version + 1,
+                              entry.hash, m.created, m.token_hash)
+                return Appended(entry, after)
+            if res.kind == "replay":
+                assert res.payload is not None
+                return self._replay(m, res.payload, fp)
+            if res.kind == "missing":
+                raise _not_found(match_id)
+            time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
+        raise Busy("Too many concurrent writes to this match; retry.")
+
+    def _check_size(self, size: int) -> None:
+        if size > self.limits.max_entry_bytes:
+            raise EntryTooLarge(f"A ledger entry holds at most {self.limits.max_entry_bytes} "
+                                f"bytes of JSON (LEDGER_MAX_ENTRY_BYTES); this one needs {size}.",
+                                limit=self.limits.max_entry_bytes)
+
+    def _replay(self, m: Match, prior: str, fp: str) -> Appended:
+        """The answer a key gave: its entry and the match as it stood right after it."""
+        stored_fp, seq = _parse_prior(prior)
+        if not hmac.compare_digest(stored_fp, fp):
+            raise KeyReused("This Idempotency-Key was used for another request body; use a "
+                            "fresh key for a new request.")
+        if seq == m.version - 1:  # the usual retry: nothing appended since
+            entry = entry_from_data(orjson.loads(self.store.entries(m.id, seq, seq)[0]))
+            return Appended(entry, m, replayed=True)
+        raw = [orjson.loads(e) for e in self.store.entries(m.id, 0, seq)]
+        state = fold(m.players, m.config, raw)
+        entry = entry_from_data(raw[-1])
+        at = Match(m.id, m.ruleset, m.players, m.config, state, seq + 1, entry.hash, m.created,
+                   m.token_hash)
+        return Appended(entry, at, replayed=True)
+
+    # export and import
+
+    def export(self, match_id: str, token: str | None) -> tuple[Export, str]:
+        """The whole ledger with its answered keys (needs the token), and its signature."""
+        stored, entries, answered = self.store.snapshot(match_id)
+        if stored is None:
+            raise _not_found(match_id)
+        m = Match.from_stored(match_id, stored.meta, stored.state, stored.version, stored.head,
+                              stored.token_hash)
+        _authorize(m, token)
+        keys = sorted(((k, *_parse_prior(v)) for k, v in answered.items()),
+                      key=lambda x: (x[2], x[0]))
+        ex = Export(m, tuple(entries), tuple(keys))
+        key, _ = self._key()
+        return ex, signing.sign(key, ex.header())
+
+    def import_match(self, doc: Mapping[str, Any], token: str | None) -> Match:
+        """Restore a match from its export. ``doc`` is the export as parsed JSON, its shape
+        checked (score inputs included)."""
+        key, _ = self._key()
+        if not signing.verify(key, doc):
+            raise SignatureInvalid("Only an export this service signed can be imported "
+                                   "(its signature is missing or does not match).",
+                                   field="signature")
+        if token is None:
+            raise TokenRequired("This write needs the match's token: "
+                                "Authorization: Bearer <token>.")
+        if not hmac.compare_digest(token_hash(token), doc["token_sha256"]):
+            raise TokenInvalid("The token does not open this match.")
+        entries = doc["entries"]
+        if len(entries) > self.limits.max_hands:
+            raise MatchFull(f"A match holds at most {self.limits.max_hands} entries "
+                            "(LEDGER_MAX_HANDS).", max_hands=self.limits.max_hands)
+        if doc.get("version") is not None and doc["version"] != len(entries):
+            raise InvalidExport("chain-broken", "version is not the number of entries",
+                                field="version")
+        try:
+            head = verify(entries)
+        except ChainError as exc:
+            raise InvalidExport("chain-broken", str(exc), field=f"entries.{exc.index}") from None
+        if head != doc["head"]:
+            raise InvalidExport("chain-broken", "head is not the last entry's hash", field="head")
+        answered = _answered(doc.get("idempotency") or [], len(entries))
+        ruleset, players = doc["ruleset"], list(doc["players"])
+        rules = resolve(ruleset)
+        check_seats(len(players), rules)
+        config = MatchConfig(**{**MatchConfig.from_rules(rules).to_dict(), **doc["match_end"]})
+        try:
+            state = rescore(ruleset, rules, players, config, entries)
+        except MatchError as exc:
+            if exc.code in ("rescore-mismatch", "invalid-entry"):
+                raise InvalidExport(exc.code, str(exc), field=exc.field) from None
+            raise
+        mine = state.to_dict()
+        for k in ("standings", "hands_played", "status", "winner"):
+            if doc.get(k) is not None and mine[k] != doc[k]:
+                raise InvalidExport("rescore-mismatch", f"the export's {k} differ from the "
+                                    "re-score", field=k)
+        match = Match(doc["id"], ruleset, tuple(players), config, state, len(entries), head,
+                      doc.get("created") or _now(), doc["token_sha256"])
+        outcome, _ = self.store.create(
+            match.id, match.meta(), mine, match.token_hash,
+            [orjson.dumps(e).decode() for e in entries], head,
+            [(k, f"{fp}:{seq}") for k, fp, seq in answered])
+        if outcome == "exists":
+            raise MatchExists(f"Match {match.id!r} is live: an import never overwrites a "
+                              "match (delete it first, with its token).", id=match.id)
+        if outcome == "tombstone":
+            raise TokenInvalid(f"Match {match.id!r} was deleted or expired under another "
+                               "token; only that token restores it.")
+        return match
+
+
+def _answered(items: Sequence[Any], count: int) -> list[tuple[str, str, int]]:
+    """An export's answered Idempotency-Keys, checked: (key, fingerprint, seq of its entry)."""
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        ok = (isinstance(item, Mapping) and isinstance(item.get("key"), str)
+              and 0 < len(item["key"]) <= 255 and item["key"] not in seen
+              and isinstance(item.get("fingerprint"), str)
+              and FINGERPRINT_RE.match(item["fingerprint"]) is not None
+              and type(item.get("seq")) is int and 0 <= item["seq"] < count)
+        if not ok:
+            raise InvalidExport("invalid-entry", f"idempotency {i} is not a key answered by "
+                                "one of the entries", field=f"idempotency.{i}")
+        seen.add(item["key"])
+        out.append((item["key"], item["fingerprint"], item["seq"]))
+    return out
+
+
+def _no_key() -> tuple[bytes, str]:
+    raise RuntimeError("no signing key configured")
+
+
+def _parse_prior(prior: str) -> tuple[str, int]:
+    """``<fingerprint>:<seq>``; a key stored before compact storage held the whole answer
+    (``<fingerprint>\\n<201 body>``), whose ``seq`` is read from it."""
+    if "\n" in prior:
+        fp, _, body = prior.partition("\n")
+        return fp, int(orjson.loads(body)["seq"])
+    fp, _, seq = prior.partition(":")
+    return fp, int(seq)
+
+
+def _not_found(match_id: str) -> MatchNotFound:
+    return MatchNotFound(f"No match {match_id!r} (it may have expired; import its export "
+                         "to restore it).", id=match_id)
+
+
+def _stale() -> Stale:
+    return Stale("If-Match does not match the match's current ETag; read it again.")
+
+
+def _authorize(m: Match, token: str | None) -> None:
+    if token is None:
+        raise TokenRequired("This write needs the match's token: Authorization: Bearer <token>.")
+    if not hmac.compare_digest(token_hash(token), m.token_hash):
+        raise TokenInvalid("The token does not open this match.")
+
+
+def rescore_export(doc: Mapping[str, Any]) -> MatchState:
+    """The standings an export's entries re-score to (its chain is not checked here)."""
+    rules = resolve(doc["ruleset"])
+    config = MatchConfig(**{**MatchConfig.from_rules(rules).to_dict(), **doc["match_end"]})
+    return rescore(doc["ruleset"], rules, doc["players"], config, doc["entries"])

@@ -1,0 +1,135 @@
+"""Durability is checked, not assumed (SPEC §8): /readyz reads the Redis's persistence and
+eviction settings and its memory; every Redis failure is a 503, never a 500."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import redis
+
+from service.app import create_app
+from service.ledger.durability import read_settings, risks
+from tests.ledger.backends import SIGNING_KEY, ThrowawayRedis, embedded_url  # noqa: F401
+
+
+def ready(url, **config):
+    app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": url,
+                      "LEDGER_SIGNING_KEY": SIGNING_KEY, "REDIS_RETRIES": 1, **config})
+    c = app.test_client()
+    return c, c.get("/readyz")
+
+
+@pytest.fixture
+def volatile(tmp_path):
+    """A throwaway Redis with the defaults an operator forgets to change: no AOF."""
+    server = ThrowawayRedis(str(tmp_path), "--appendonly", "no")
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_no_aof_makes_readyz_503_with_the_reason(volatile):
+    _, r = ready(volatile.url)
+    assert r.status_code == 503 and r.headers["Retry-After"]
+    assert "redis has no AOF (appendonly no)" in r.get_json()["reason"]
+    assert "127.0.0.1" not in r.get_data(as_text=True)  # no addresses for anonymous callers
+    _, r = ready(volatile.url, ALLOW_VOLATILE_REDIS=True)
+    assert r.status_code == 200 and "accepted: ALLOW_VOLATILE_REDIS" in " ".join(r.get_json()["notes"])
+
+
+def test_evicting_policy_and_unsynced_aof_fail_readiness(volatile):
+    admin = redis.Redis.from_url(volatile.url)
+    admin.config_set("appendonly", "yes")
+    admin.config_set("maxmemory-policy", "volatile-lru")  # every match key has a TTL
+    _, r = ready(volatile.url)
+    assert r.status_code == 503
+    assert r.get_json()["reason"] == "redis may evict keys (maxmemory-policy volatile-lru)"
+    admin.config_set("maxmemory-policy", "noeviction")
+    admin.config_set("appendfsync", "no")
+    _, r = ready(volatile.url)
+    assert r.status_code == 503 and "appendfsync no" in r.get_json()["reason"]
+    admin.config_set("appendfsync", "everysec")
+    _, r = ready(volatile.url)
+    assert r.status_code == 200, r.get_json()
+
+
+def test_config_disabled_falls_back_to_info(tmp_path):
+    server = ThrowawayRedis(str(tmp_path), "--appendonly", "no", "--rename-command", "CONFIG", "")
+    server.start()
+    try:
+        client = redis.Redis.from_url(server.url, decode_responses=True)
+        settings = read_settings(client)
+        assert settings == {"appendonly": "no", "maxmemory-policy": "noeviction"}
+        assert risks(settings) == ["redis has no AOF (appendonly no)"]
+        _, r = ready(server.url)
+        assert r.status_code == 503 and "appendonly no" in r.get_json()["reason"]
+    finally:
+        server.stop()
+
+
+def test_embedded_default_is_durable(embedded_url):  # noqa: F811
+    client = redis.Redis.from_url(embedded_url, decode_responses=True)
+    assert client.config_get("save")["save"] == "60 1"  # the save point takes effect
+    assert read_settings(client) == {"appendonly": "yes", "appendfsync": "everysec",
+                                     "maxmemory-policy": "noeviction"}
+    _, r = ready(embedded_url)
+    assert r.status_code == 200, r.get_json()
+
+
+def test_out_of_memory_is_503_and_fails_readiness(tmp_path):
+    server = ThrowawayRedis(str(tmp_path), "--maxmemory", "2mb",
+                            "--maxmemory-policy", "noeviction")
+    server.start()
+    try:
+        c, r = ready(server.url)
+        assert r.status_code == 200, r.get_json()
+        res = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+        assert res.status_code == 201
+        mid, token = res.get_json()["id"], res.get_json()["token"]
+        filler = redis.Redis.from_url(server.url)
+        for size in (100_000, 1_000, 10):  # until not even a small write fits
+            with pytest.raises(redis.ResponseError, match="maxmemory"):  # OOM command not allowed
+                for i in range(3_000):
+                    filler.set(f"filler:{size}:{i}", b"x" * size)
+        body = {"score": {"winner": "kim", "finish": "out", "players": [
+            {"id": "kim", "cards": []}, {"id": "lou", "cards": ["Qs"]}]}}
+        r = c.post(f"/v1/matches/{mid}/hands", json=body, headers={
+            "Authorization": f"Bearer {token}", "Idempotency-Key": uuid.uuid4().hex})
+        assert r.status_code == 503 and r.get_json()["code"] == "ledger-unavailable"
+        assert r.headers["Retry-After"]
+        r = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+        assert r.status_code == 503 and r.get_json()["code"] == "ledger-unavailable"
+        r = c.get("/readyz")  # the instance that met the refusal
+        assert r.status_code == 503
+        assert r.get_json()["reason"] == "redis is out of memory (OOM command not allowed)"
+    finally:
+        server.stop()
+
+
+def test_wait_for_replicas_without_any_is_503_and_the_retry_replays(tmp_path):
+    """REDIS_WAIT_REPLICAS=1 on a Redis with no replica: the write stands on the primary, the
+    client hears 503, and its retry with the same key replays instead of appending twice."""
+    server = ThrowawayRedis(str(tmp_path))
+    server.start()
+    try:
+        app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": server.url,
+                          "LEDGER_SIGNING_KEY": SIGNING_KEY, "REDIS_WAIT_REPLICAS": 1,
+                          "REDIS_WAIT_TIMEOUT_MS": 50})
+        c = app.test_client()
+        r = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+        assert r.status_code == 503 and r.get_json()["code"] == "ledger-unavailable"
+        plain = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": server.url,
+                            "LEDGER_SIGNING_KEY": SIGNING_KEY}).test_client()
+        res = plain.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["a", "b"]})
+        mid, token = res.get_json()["id"], res.get_json()["token"]
+        body = {"score": {"winner": "a", "finish": "out", "players": [
+            {"id": "a", "cards": []}, {"id": "b", "cards": ["Qs"]}]}}
+        headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "once"}
+        r = c.post(f"/v1/matches/{mid}/hands", json=body, headers=headers)
+        assert r.status_code == 503 and r.headers["Retry-After"]
+        r = c.post(f"/v1/matches/{mid}/hands", json=body, headers=headers)
+        assert r.status_code == 201 and r.headers["Idempotent-Replayed"] == "true"
+        assert c.get(f"/v1/matches/{mid}").get_json()["version"] == 1
+    finally:
+        server.stop()
