@@ -104,9 +104,19 @@ def on_starting(server):  # noqa: ARG001 - gunicorn hook signature
     lives exactly as long as the server; the workers connect to its socket.
     """
     if not os.environ.get("REDIS_URL"):
-        from service.ledger.embedded import ensure_server
+        # loaded by its file, not through the service.ledger package (which imports redis and
+        # with it ssl): gevent workers patch the stdlib after the fork, and a master that has
+        # imported ssl makes every worker warn that ssl was patched too late
+        import importlib.util
 
-        ensure_server(os.environ.get("KALUKI_DATA_DIR", "./var"))
+        package = importlib.util.find_spec("service")  # a top-level spec imports nothing
+        assert package is not None and package.submodule_search_locations
+        spec = importlib.util.spec_from_file_location("kaluki_embedded_redis", os.path.join(
+            list(package.submodule_search_locations)[0], "ledger", "embedded.py"))
+        assert spec is not None and spec.loader is not None
+        embedded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(embedded)
+        embedded.ensure_server(os.environ.get("KALUKI_DATA_DIR", "./var"))
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if path:
         os.makedirs(path, exist_ok=True)

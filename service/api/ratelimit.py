@@ -4,11 +4,11 @@ Every limit counts per client address and per endpoint; the match writes (hand
 appends, buy-ins, deletes) also count per match token. The limits come in tiers,
 each a Flask-Limiter limit string (``;`` between several) from the environment:
 
-* ``RATELIMIT_CREATE`` (``20/second;600/hour``): ``POST /v1/matches``,
+* ``RATELIMIT_CREATE`` (``30/second;2000/hour``): ``POST /v1/matches``,
   ``POST /v1/matches/import``: each match keeps its bytes in Redis for weeks;
 * ``RATELIMIT_EXPENSIVE`` (``40/second``): analyze, adjudicate, a match's export;
 * ``RATELIMIT_APPEND`` (``200/second``): hand appends, buy-ins, deletes, per address;
-* ``RATELIMIT_MATCH`` (``20/second``): the same writes, per match token;
+* ``RATELIMIT_MATCH`` (``100/second``): the same writes, per match token;
 * ``RATELIMIT_RULINGS`` (empty: not counted; see below): validate, opening, build,
   release, score, turns/check;
 * ``RATELIMIT_DEFAULT`` (``1000/second``): every other route (reads, the catalog).
@@ -72,10 +72,10 @@ from .problems import Problem
 log = logging.getLogger(__name__)
 
 TIERS: Mapping[str, tuple[str, str]] = {  # tier -> (variable, default)
-    "create": ("RATELIMIT_CREATE", "20/second;600/hour"),
+    "create": ("RATELIMIT_CREATE", "30/second;2000/hour"),
     "expensive": ("RATELIMIT_EXPENSIVE", "40/second"),
     "append": ("RATELIMIT_APPEND", "200/second"),
-    "match": ("RATELIMIT_MATCH", "20/second"),
+    "match": ("RATELIMIT_MATCH", "100/second"),
     "rulings": ("RATELIMIT_RULINGS", ""),
     "default": ("RATELIMIT_DEFAULT", "1000/second"),
 }

