@@ -55,8 +55,16 @@ def sign(key: bytes, doc: Mapping[str, Any]) -> str:
 
 
 def verify(key: bytes, doc: Mapping[str, Any]) -> bool:
+    """Whether ``doc`` carries this key's signature (any other value, a non-ASCII string or
+    a document that cannot be written canonically included, is simply not signed)."""
     sig = doc.get("signature")
-    return isinstance(sig, str) and hmac.compare_digest(sign(key, doc), sig)
+    if not isinstance(sig, str) or len(sig) != 64:
+        return False
+    try:
+        expected = sign(key, doc)
+    except (TypeError, ValueError):  # e.g. a lone surrogate: nothing this service wrote
+        return False
+    return hmac.compare_digest(expected.encode(), sig.encode("utf-8", "replace"))
 
 
 def key_from_file(data_dir: str) -> bytes:
