@@ -212,6 +212,7 @@ if TYPE_CHECKING:
         decorators this service uses are declared.
         """
 
+        def __init__(self, *args: Any, description: str = "", **kwargs: Any) -> None: ...
         def route(self, rule: str, *, parameters: list[Any] | None = None,
                   tags: list[str] | None = None, **options: Any) -> Callable[[_F], _F]: ...
         def arguments(self, schema: Any, *, location: str = "json", content_type: str | None = None,
