@@ -191,7 +191,7 @@ def _idempotency_key(required: bool) -> str:
 def _parse_cursor(cursor: str | None) -> int:
     if not cursor:
         return 0
-    if not cursor.isdigit() or len(cursor) > 9:
+    if not cursor.isdecimal() or len(cursor) > 9:  # isdigit() also takes "³", which int() refuses
         raise Problem(422, "invalid-cursor", "Use the next_cursor of a previous page.",
                       errors={"cursor": ["not a cursor"]})
     return int(cursor)
