@@ -56,7 +56,8 @@ def sign(key: bytes, doc: Mapping[str, Any]) -> str:
 
 def verify(key: bytes, doc: Mapping[str, Any]) -> bool:
     sig = doc.get("signature")
-    return isinstance(sig, str) and hmac.compare_digest(sign(key, doc), sig)
+    # compare_digest refuses non-ASCII str (TypeError); such a signature is never ours anyway
+    return isinstance(sig, str) and sig.isascii() and hmac.compare_digest(sign(key, doc), sig)
 
 
 def key_from_file(data_dir: str) -> bytes:

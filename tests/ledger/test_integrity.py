@@ -105,7 +105,8 @@ def test_forged_and_unsigned_imports_are_refused(client):
     forged["standings"][0]["points"] += 100  # made-up standings, old signature
     unsigned = {k: v for k, v in ex.items() if k != "signature"}
     other_key = {**ex, "signature": signing.sign(b"not the service's key", ex)}
-    for doc in (forged, unsigned, other_key, {**ex, "signature": "0" * 64}):
+    for doc in (forged, unsigned, other_key, {**ex, "signature": "0" * 64},
+                {**ex, "signature": "\u00e9" * 64}):  # non-ASCII: refused, not a 500
         r = client.post("/v1/matches/import", json=doc, headers=bearer(token))
         assert r.status_code == 422 and r.get_json()["code"] == "signature-invalid", r.get_json()
     assert client.get(f"/v1/matches/{mid}").status_code == 404  # nothing restored
