@@ -25,8 +25,8 @@ run: install
 LOCAL_REDIS := $(shell (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && echo redis://127.0.0.1:6379/15)
 export TEST_REDIS_URL ?= $(LOCAL_REDIS)
 
-# mypy --strict covers the engine today; the rest of service/ joins as it is typed
-MYPY_PATHS ?= service/engine
+# mypy --strict covers all of service/ (config in pyproject.toml [tool.mypy])
+MYPY_PATHS ?= service
 
 test: install
 	$(BIN)/ruff check .

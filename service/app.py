@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
@@ -45,7 +45,7 @@ BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, h
 _JSON_TYPES = ("application/json", "application/problem+json")
 
 
-class KalukiApi(Api):
+class KalukiApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
     """flask-smorest's Api, documenting errors as RFC 9457 problems."""
 
     ERROR_SCHEMA = ProblemSchema
@@ -62,7 +62,7 @@ class KalukiApi(Api):
         prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
-    def _openapi_json(self):
+    def _openapi_json(self) -> Response:
         """The document finished for client generators (service/api/contract.py), built once."""
         cached = getattr(self, "_finished_spec", None)
         if cached is None:
@@ -117,7 +117,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _cors_for_browsers_only(app)
     # bodies are read whole and in time before any view sees them (service/api/bodies.py)
     app.wsgi_app = BodyGuard(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"],  # type: ignore[method-assign]
-                             float(app.config.get("REQUEST_BODY_TIMEOUT")
+                             # mypy infers environ.get(..., 10) from float()'s parameter, losing the int
+                             float(app.config.get("REQUEST_BODY_TIMEOUT")  # type: ignore[arg-type]
                                    or os.environ.get("REQUEST_BODY_TIMEOUT", 10)))
     if not app.config.get("TESTING_NO_METRICS"):
         metrics.install(app)

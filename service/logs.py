@@ -121,7 +121,7 @@ def configure(level: str | None = None) -> None:
     root.setLevel((level or os.environ.get("LOG_LEVEL", "INFO")).upper())
 
 
-class GunicornLogger(_GunicornBaseLogger):
+class GunicornLogger(_GunicornBaseLogger):  # type: ignore[misc]  # gunicorn ships no types
     """gunicorn's logger with a structured access line (see the module docstring)."""
 
     def setup(self, cfg: Any) -> None:

@@ -108,7 +108,7 @@ class BodyGuard:
     def _read(self, environ: dict[str, Any], limit: int, expected: int | None) -> bytes:
         stream = environ["wsgi.input"]
         if expected is not None and _buffered(stream) >= expected:
-            body = stream.read(expected)  # already received with the headers: no waiting
+            body: bytes = stream.read(expected)  # already received with the headers: no waiting
             if len(body) < expected:
                 raise _Incomplete
             return body
@@ -130,7 +130,8 @@ def _buffered(stream: Any) -> int:
         if stream.buf.tell():  # gunicorn's Body has read ahead itself: not the simple case
             return 0
         buf = stream.reader.unreader.buf
-        return buf.seek(0, io.SEEK_END)
+        size: int = buf.seek(0, io.SEEK_END)
+        return size
     except AttributeError:
         return 0
 

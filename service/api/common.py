@@ -37,7 +37,7 @@ class StrictSchema(Schema):
         unknown = RAISE
 
 
-def card_list(min_len: int = 0, ref: str = "Card", **kw: Any) -> fields.List:
+def card_list(min_len: int = 0, ref: str = "Card", **kw: Any) -> fields.List[Any]:
     """A list of cards; ``ref`` names the documented item schema (``Card`` or ``MeldCard``)."""
     return fields.List(fields.String(metadata={"x-ref": ref}),
                        validate=validate.Length(min=min_len, max=MAX_CARDS), **kw)

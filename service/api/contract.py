@@ -409,7 +409,7 @@ def finish(raw: dict[str, Any]) -> dict[str, Any]:
     """The served document: ``raw`` (flask-smorest's) finished for client generators."""
     from .examples import EXAMPLES, PROBLEM_PATH
 
-    spec = _resolve_refs(copy.deepcopy(raw))
+    spec: dict[str, Any] = _resolve_refs(copy.deepcopy(raw))
     components = spec.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     schemas.update(copy.deepcopy(SCHEMAS))

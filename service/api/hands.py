@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response
 from marshmallow import Schema, fields, validate
 
 from ..engine.scoring import FINISHES, ScoringError, score_hand
@@ -70,7 +71,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
 @blp.arguments(ScoreSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ScoreResponse)
 @hot
-def score(args: dict[str, Any]):
+def score(args: dict[str, Any]) -> Response:
     """Score a finished hand from the cards each player still holds."""
     rules = rules_of(args["ruleset"])
     return json_response(score_body(args, rules))
@@ -100,7 +101,7 @@ class AnalyzeResponse(Schema):
 @blp.arguments(AnalyzeSchema())
 @blp.response(200, AnalyzeResponse)
 @hot
-def analyze(args: dict[str, Any]):
+def analyze(args: dict[str, Any]) -> Response:
     """The best arrangement of a hand (lowest deadwood, then most cards melded), found
     exactly, and whether the player can open, go out, or win specially."""
     rules = rules_of(args["ruleset"])

@@ -13,8 +13,9 @@ import logging
 import mmap
 import os
 import re
+from typing import Literal
 
-from flask import current_app
+from flask import Response, current_app
 
 from .jsonio import dumps, json_response
 from .parsing import Blueprint
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 _SCRUB = re.compile(r"[a-z+]+://\S*|(?<![\w.])/[^\s,;)]+|\[[0-9a-f:.]+\](?::\d+)?|"
                     r"[\w.-]+:\d+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[0-9a-f]*:[0-9a-f:]*:[0-9a-f]*\b",
                     re.I)
-_drain: mmap.mmap | None | bool = None
+_drain: mmap.mmap | None | Literal[False] = None
 _last_detail: dict[str, str] = {}
 
 
@@ -52,14 +53,15 @@ def public_reason(detail: str) -> str:
 
 
 @blp.route("/healthz")
-def healthz():
+def healthz() -> Response:
     """The process is alive."""
     return json_response({"status": "ok"})
 
 
 @blp.route("/readyz")
-def readyz():
+def readyz() -> Response:
     """Ready to serve: the ledger store (Redis) answers."""
+    body: dict[str, str | list[str]]
     if draining():
         ok, body = False, {"status": "draining", "reason": "the server is stopping"}
     else:

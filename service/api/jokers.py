@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine import melds as m
@@ -48,7 +49,7 @@ class ReleaseResponse(Schema):
 @blp.arguments(ReleaseSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ReleaseResponse)
 @hot
-def release(args: dict[str, Any]):
+def release(args: dict[str, Any]) -> Response:
     """Lay naturals on a meld to free its joker(s); says where a freed joker must go."""
     rules = rules_of(args["ruleset"])
     meld = table_meld_at(args["meld"], rules, "meld")

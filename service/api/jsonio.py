@@ -24,9 +24,10 @@ class OrjsonProvider(JSONProvider):
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return orjson.loads(s)
 
-    def response(self, *args: Any, **kwargs: Any):  # type: ignore[override]
+    def response(self, *args: Any, **kwargs: Any) -> Response:
         obj = self._prepare_response_obj(args, kwargs)
-        return self._app.response_class(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS),
+        # self._app is typed as flask's sansio App; it is a Flask, whose response_class takes a body
+        return self._app.response_class(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS),  # type: ignore[arg-type, return-value]
                                         mimetype=self.mimetype)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..engine import melds as m
@@ -32,7 +33,7 @@ KIND = fields.String(validate=validate.OneOf(["set", "run"]), load_default=None,
                      metadata={"description": "read the cards as this kind only"})
 
 
-def _json(body: dict[str, Any]):
+def _json(body: dict[str, Any]) -> Response:
     return json_response(body)
 
 
@@ -55,7 +56,7 @@ class ValidateResponse(Schema):
 @blp.arguments(ValidateSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, ValidateResponse)
 @hot
-def validate_meld(args: dict[str, Any]):
+def validate_meld(args: dict[str, Any]) -> Response:
     """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
     rules = rules_of(args["ruleset"])
     tokens = meld_cards_at(args["cards"], "cards")
@@ -102,7 +103,7 @@ class OpeningResponse(Schema):
 @blp.arguments(OpeningSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, OpeningResponse)
 @hot
-def opening(args: dict[str, Any]):
+def opening(args: dict[str, Any]) -> Response:
     """Do these melds, laid together as a first meld, reach the opening threshold?"""
     rules = rules_of(args["ruleset"])
     token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(args["melds"])]
@@ -150,7 +151,7 @@ class BuildResponse(Schema):
 @blp.arguments(BuildSchema())  # an instance: webargs would build one per request from a class
 @blp.response(200, BuildResponse)
 @hot
-def build(args: dict[str, Any]):
+def build(args: dict[str, Any]) -> Response:
     """Add cards to a meld on the table (a card that fits both ends of a run goes high)."""
     rules = rules_of(args["ruleset"])
     meld = table_meld_at(args["meld"], rules, "meld")

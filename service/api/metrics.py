@@ -155,11 +155,13 @@ class BatchedCounter(BatchedHistogram):
         with self._lock:
             counts, self._counts = self._counts, {}
         for key, n in counts.items():
-            (self.histogram.labels(*key) if key else self.histogram).inc(n)
+            # self.histogram holds the Counter here (see __init__)
+            (self.histogram.labels(*key) if key else self.histogram).inc(n)  # type: ignore[attr-defined]
 
 
 _LIVE: weakref.WeakSet[BatchedHistogram] = weakref.WeakSet()
-os.register_at_fork(after_in_child=lambda: [h._after_fork() for h in list(_LIVE)])
+# the lambda's list is thrown away: the comprehension only calls each _after_fork
+os.register_at_fork(after_in_child=lambda: [h._after_fork() for h in list(_LIVE)])  # type: ignore[func-returns-value]
 
 
 def flush_all() -> None:
@@ -176,7 +178,7 @@ class _Request(flask.Request):
     so the WSGI layer below could no longer ask which route answered.
     """
 
-    @property  # type: ignore[override]
+    @property
     def url_rule(self) -> Any:
         return self.environ.get(RULE_KEY)
 
@@ -329,7 +331,7 @@ def install(app: Flask) -> BatchedHistogram:
         flush_all()
         if multiproc:
             scrape = CollectorRegistry()
-            multiprocess.MultiProcessCollector(scrape)
+            multiprocess.MultiProcessCollector(scrape)  # type: ignore[no-untyped-call]  # unannotated upstream
             return Response(generate_latest(scrape), mimetype=CONTENT_TYPE_LATEST)
         return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
 

@@ -424,7 +424,7 @@ def describe(code: str) -> dict[str, object]:
     return body
 
 
-class _Dots(dict):
+class _Dots(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "…"
 

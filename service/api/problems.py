@@ -232,6 +232,7 @@ def _http_problem(exc: HTTPException) -> Problem:
         "method-not-allowed": f"{request.method} is not allowed here.",
         "unsupported-media-type": "Send the body as application/json.",
     }.get(code, exc.description or code)
+    nl: str | None
     if status == 413:
         limit = _limit()
         detail = f"The request body is larger than {limit} bytes."

@@ -62,7 +62,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, Response, request
 from flask_limiter import Limit, Limiter, RateLimitExceeded
@@ -107,6 +107,7 @@ def _flag(value: Any) -> bool:
 def settings(config: Any) -> dict[str, Any]:
     """The limiter's settings: app config, else environment, else this service's default."""
     out: dict[str, Any] = {}
+    default: bool | str | None
     for name, default in _BOOLEANS.items():
         value = config.get(name, os.environ.get(name))
         out[name] = default if value is None else _flag(value)
@@ -140,7 +141,7 @@ def _is_cluster(url: str) -> bool:
     try:
         client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
         try:
-            return bool(client.info("cluster").get("cluster_enabled"))
+            return bool(cast("dict[str, Any]", client.info("cluster")).get("cluster_enabled"))
         finally:
             client.close()
     except Exception as exc:  # down at start: a plain client (the limiter fails open anyway)
@@ -184,8 +185,8 @@ def client_address_func(trusted: str) -> Callable[[], str]:
     """The key function: the client's address (X-Forwarded-For only through a trusted peer)."""
     def client_address() -> str:
         environ = request.environ
-        peer = environ.get("REMOTE_ADDR") or "unknown"
-        forwarded = environ.get("HTTP_X_FORWARDED_FOR")
+        peer: str = environ.get("REMOTE_ADDR") or "unknown"
+        forwarded: str | None = environ.get("HTTP_X_FORWARDED_FOR")
         if not trusted or not forwarded or not _trusted(peer, trusted):
             return peer
         hops = [h.strip() for h in forwarded.split(",") if h.strip()]
@@ -214,7 +215,7 @@ def install(app: Flask) -> Limiter | None:
     app.config["RATELIMIT_STORAGE_URI"] = conf["RATELIMIT_STORAGE_URI"] or storage_uri(app.config)
     app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {"socket_timeout": 0.25,
                                                         "socket_connect_timeout": 0.25})
-    tiers = {tier: conf[tier] for tier in TIERS}
+    tiers: dict[str, str] = {tier: conf[tier] for tier in TIERS}
     trusted = (app.config.get("FORWARDED_ALLOW_IPS")
                or os.environ.get("FORWARDED_ALLOW_IPS", "")).strip()
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import orjson
-from flask import request
+from flask import Response, request
 from marshmallow import Schema, fields, validate
 
 from ..engine import referee as ref
@@ -169,7 +169,7 @@ class TurnCheckResponse(Schema):
 
 # -- helpers ---------------------------------------------------------------------------
 
-def _json(body: dict[str, Any]):
+def _json(body: dict[str, Any]) -> Response:
     return json_response(body)
 
 
@@ -265,7 +265,7 @@ def _steps_asked() -> bool:
     MEDIA_TYPE: {"schema": {"type": "string", "description": "the hand in text notation "
                                                              "(docs/notation.md)"}}}})
 @blp.response(200, AdjudicationSchema)
-def adjudicate():
+def adjudicate() -> Response:
     """Replay a recorded hand: the first violation with the state just before it, or the
     winner, the finish and the scores. Also accepts the text notation (text/vnd.kaluki.hand);
     a problem about a notation record names its `line`. `?steps=true` adds the state after
@@ -291,7 +291,7 @@ def adjudicate():
 @blp.arguments(TurnCheckSchema())
 @blp.response(200, TurnCheckResponse)
 @hot
-def check_turn(args: dict[str, Any]):
+def check_turn(args: dict[str, Any]) -> Response:
     """Rule on one turn, statelessly: table, the player's hand before the draw, whether
     they have opened and the discard pile's top card."""
     rules = rules_of(args["ruleset"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine.rules import CATALOG, PARAMS, RuleSet
@@ -50,14 +51,14 @@ _LIST = dumps({"rulesets": [summary(r) for r in CATALOG.values()]})
 _DETAIL = {name: dumps(detail(r)) for name, r in CATALOG.items()}
 
 
-def _json(body: bytes):
+def _json(body: bytes) -> Response:
     from flask import current_app
     return current_app.response_class(body, mimetype="application/json")
 
 
 @blp.route("")
 @blp.response(200, RuleSetListSchema)
-def list_rulesets():
+def list_rulesets() -> Response:
     """List the catalog."""
     return _json(_LIST)
 
@@ -65,7 +66,7 @@ def list_rulesets():
 @blp.route("/<string:name>")
 @blp.response(200, RuleSetSchema)
 @blp.alt_response(404, description="No such rule set (problem `unknown-ruleset`).")
-def get_ruleset(name: str):
+def get_ruleset(name: str) -> Response:
     """Every parameter of one rule set, with its value and a one-line description."""
     body = _DETAIL.get(name)
     if body is None:

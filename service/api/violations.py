@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine import violations as v
@@ -27,7 +28,7 @@ class CodeListSchema(Schema):
 
 @blp.route("")
 @blp.response(200, CodeListSchema)
-def list_violations():
+def list_violations() -> Response:
     """Every violation code, the rule it stands for and its message templates."""
     body = {"violations": [{"code": c.code, "rule": c.rule, "message": {"en": c.en, "nl": c.nl},
                             "type": f"/problems/{c.code}"}

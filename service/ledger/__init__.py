@@ -184,7 +184,7 @@ def setup(app: Any) -> None:
 
 
 def get_store(app: Any) -> LedgerStore:
-    holder = app.extensions.get("kaluki_ledger")
+    holder: _Holder | None = app.extensions.get("kaluki_ledger")
     if holder is None:
         raise LedgerUnavailable("no ledger store configured")
     return holder.get()

@@ -94,7 +94,7 @@ def ensure_server(data_dir: str, timeout: float = 10.0) -> str:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _stop(proc: subprocess.Popen, owner: int) -> None:
+def _stop(proc: subprocess.Popen[bytes], owner: int) -> None:
     if os.getpid() != owner:  # a forked worker inherited the hook: not ours to stop
         return
     if proc.poll() is None:

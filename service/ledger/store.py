@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import redis
@@ -213,7 +213,7 @@ def is_cluster(client: redis.Redis) -> bool:
     """Whether the server is a Redis Cluster node (``INFO cluster``; a server that
     refuses INFO, e.g. by ACL, is taken for a plain Redis). Connection errors raise."""
     try:
-        return int(client.info("cluster").get("cluster_enabled", 0)) == 1
+        return int(cast("dict[str, Any]", client.info("cluster")).get("cluster_enabled", 0)) == 1
     except ResponseError:
         return False
 
@@ -237,12 +237,13 @@ class LedgerStore:
         self.oom_at = -1e9  # when a write last met "OOM command not allowed"
         self.wait_replicas = int(wait_replicas)
         self.wait_timeout_ms = int(wait_timeout_ms)
-        self._create = client.register_script(CREATE_LUA)
-        self._append = client.register_script(APPEND_LUA)
-        self._delete = client.register_script(DELETE_LUA)
-        self._snapshot = client.register_script(SNAPSHOT_LUA)
+        # redis-py annotates register_script's self as Redis; RedisCluster has it as well
+        self._create = client.register_script(CREATE_LUA)  # type: ignore[misc]
+        self._append = client.register_script(APPEND_LUA)  # type: ignore[misc]
+        self._delete = client.register_script(DELETE_LUA)  # type: ignore[misc]
+        self._snapshot = client.register_script(SNAPSHOT_LUA)  # type: ignore[misc]
 
-    def _call(self, op: str, fn, *args, **kwargs):
+    def _call(self, op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         observer = self.observer
         started = time.perf_counter()
         try:
@@ -311,7 +312,8 @@ class LedgerStore:
 
     def tombstone(self, match_id: str) -> str | None:
         """The token hash a deleted or expired id is kept for, if any."""
-        return self._call("tombstone", self.client.get, tomb_key(match_id))
+        token_hash: str | None = self._call("tombstone", self.client.get, tomb_key(match_id))
+        return token_hash
 
     def snapshot(self, match_id: str) -> tuple[Stored | None, list[str], dict[str, str]]:
         """The match, its entries and its answered Idempotency-Keys, read at one instant."""
@@ -328,10 +330,11 @@ class LedgerStore:
         main, _, idem = keys(match_id)
 
         def run() -> list[Any]:
+            # redis-py annotates hmget's fields as a list; any sequence will do
             if not idem_key:
-                return [self.client.hmget(main, FIELDS)]
+                return [self.client.hmget(main, FIELDS)]  # type: ignore[arg-type]
             pipe = self.client.pipeline(transaction=False)
-            pipe.hmget(main, FIELDS)
+            pipe.hmget(main, FIELDS)  # type: ignore[arg-type]
             pipe.hget(idem, idem_key)
             return pipe.execute()
 
@@ -358,7 +361,9 @@ class LedgerStore:
         return AppendResult(res[0], res[1] if len(res) > 1 else None)
 
     def entries(self, match_id: str, start: int = 0, stop: int = -1) -> list[str]:
-        return self._call("entries", self.client.lrange, keys(match_id)[1], start, stop)
+        entries: list[str] = self._call("entries", self.client.lrange, keys(match_id)[1], start,
+                                        stop)
+        return entries
 
     def delete(self, match_id: str) -> bool:
         """Delete the match, leaving its tombstone (its token hash)."""

@@ -291,6 +291,8 @@ def test_pagination(client):
         assert 'rel="next"' in r.headers["Link"]
     assert seen == [0, 1, 2, 3, 4] and pages == 3
     assert client.get(f"/v1/matches/{mid}/hands?cursor=abc").status_code == 422
+    r = client.get(f"/v1/matches/{mid}/hands?cursor=%C2%B3")  # "³": a digit to isdigit(), not to int()
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid-cursor"
     assert client.get(f"/v1/matches/{mid}/hands?limit=0").status_code == 422
     assert client.get(f"/v1/matches/{mid}/hands?cursor=99").get_json() == {
         "items": [], "next_cursor": None}

@@ -191,7 +191,7 @@ def _idempotency_key(required: bool) -> str:
 def _parse_cursor(cursor: str | None) -> int:
     if not cursor:
         return 0
-    if not cursor.isdigit() or len(cursor) > 9:
+    if not cursor.isdecimal() or len(cursor) > 9:  # isdigit() also takes "³", which int() refuses
         raise Problem(422, "invalid-cursor", "Use the next_cursor of a previous page.",
                       errors={"cursor": ["not a cursor"]})
     return int(cursor)
@@ -389,7 +389,8 @@ def _check_entries(entries: list[Any]) -> None:
     for i, e in enumerate(entries):
         if isinstance(e, dict) and e.get("type") == "hand" and e.get("source") == "score":
             try:
-                score_schema.load(e.get("input"))
+                # a missing input is None, which load refuses with a ValidationError
+                score_schema.load(e.get("input"))  # type: ignore[arg-type]
             except ValidationError as exc:
                 raise Problem(422, "invalid-entry", f"entry {i}: its input is not a score body",
                               errors={f"entries.{i}.input": exc.messages}) from None
