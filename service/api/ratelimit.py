@@ -62,11 +62,12 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from flask import Flask, Response, request
 from flask_limiter import Limit, Limiter, RateLimitExceeded
 
+from ..ledger.store import CLUSTER_SCHEMES, is_cluster
 from .problems import Problem
 
 log = logging.getLogger(__name__)
@@ -129,19 +130,21 @@ def storage_uri(config: Any) -> str:
         return f"redis+unix://{os.path.join(os.path.abspath(data_dir), SOCKET_NAME)}"
     if url.startswith("unix://"):
         return "redis+" + url
+    if url.partition("://")[0].lower() in CLUSTER_SCHEMES:  # limits reads these as they are
+        return url
     if _is_cluster(url):
         return "redis+cluster://" + url.split("://", 1)[1]
     return url
 
 
 def _is_cluster(url: str) -> bool:
-    """Ask the Redis once (at start) whether it runs in cluster mode."""
+    """Ask the Redis once (at start) whether it runs in cluster mode, the ledger's way."""
     import redis
 
     try:
         client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
         try:
-            return bool(cast("dict[str, Any]", client.info("cluster")).get("cluster_enabled"))
+            return is_cluster(client)
         finally:
             client.close()
     except Exception as exc:  # down at start: a plain client (the limiter fails open anyway)
