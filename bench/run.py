@@ -230,22 +230,7 @@ def pids_cpu_seconds(pids: list[int]) -> float:
 
 def embedded_redis_pids(srv: Server) -> list[int]:
     """The embedded Redis the server's master started (none with BENCH_REDIS_URL)."""
-    assert srv.proc is not None
-    pid = srv.proc.pid
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            children = [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-    out = []
-    for c in children:
-        try:
-            with open(f"/proc/{c}/cmdline", "rb") as f:
-                if b"redis-server" in f.read():
-                    out.append(c)
-        except OSError:
-            pass
-    return out
+    return srv.children(lambda cmdline, _master: b"redis-server" in cmdline)
 
 
 def nginx_rows(srv: Server, target: Target, pair_args: argparse.Namespace, slice_s: float,

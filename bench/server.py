@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +100,9 @@ class Server:
     def expected_workers(self) -> int:
         return int(self.env.get("WEB_CONCURRENCY", "1"))  # unknown default: wait for one
 
-    def worker_pids(self) -> list[int]:
+    def children(self, match: Callable[[bytes, bytes], bool]) -> list[int]:
+        """The master's child processes whose command line satisfies ``match(cmdline,
+        master's cmdline)``."""
         assert self.proc is not None
         pid = self.proc.pid
         try:
@@ -109,17 +112,20 @@ class Server:
                 master = f.read()
         except OSError:
             return []
-        # workers are forks of the master (same command line); the embedded Redis
-        # the master may start is a child too, and is not a worker
         out = []
         for c in children:
             try:
                 with open(f"/proc/{c}/cmdline", "rb") as f:
-                    if f.read() == master:
+                    if match(f.read(), master):
                         out.append(c)
             except OSError:
                 pass
         return out
+
+    def worker_pids(self) -> list[int]:
+        # workers are forks of the master (same command line); the embedded Redis
+        # the master may start is a child too, and is not a worker
+        return self.children(lambda cmdline, master: cmdline == master)
 
     def cpu_seconds(self) -> float:
         """User + system CPU time consumed so far by the current workers."""
