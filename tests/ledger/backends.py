@@ -148,7 +148,12 @@ class ThrowawayRedis:
                 self.proc.kill()
             else:
                 self.proc.terminate()
-            self.proc.wait(timeout=10)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # a throwaway server slow to shut down (seen
+                # after a runtime CONFIG SET appendonly yes): its data is not needed any more
+                self.proc.kill()
+                self.proc.wait(timeout=5)
         self.proc = None
 
 
