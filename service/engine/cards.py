@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .errors import EngineError
+
 RANKS = "A23456789TJQK"
 """Rank letters in order; a card's ``rank`` is its 1-based position (A=1, K=13)."""
 SUITS = "cdhs"
@@ -34,7 +36,7 @@ _RANK_ALIASES = {r.lower(): i + 1 for i, r in enumerate(RANKS)} | {"10": 10}
 _JOKER_WORDS = {"jk", "*", "joker"}
 
 
-class CardError(ValueError):
+class CardError(EngineError):
     """A card could not be read, or the cards could not come from one deck."""
 
     code = "invalid-card"
@@ -46,7 +48,7 @@ class InvalidCard(CardError):
     def __init__(self, text: object, reason: str) -> None:
         self.text = text
         self.reason = reason
-        super().__init__(f"{text!r} is not a card: {reason}")
+        super().__init__(f"{text!r} is not a card: {reason}", params={"text": text, "reason": reason})
 
 
 class ImpossibleCards(CardError):
@@ -58,8 +60,8 @@ class ImpossibleCards(CardError):
         self.card = card
         self.count = count
         self.limit = limit
-        super().__init__(
-            f"{count} × {card} cannot come from one deck, which holds {limit}")
+        super().__init__(f"{count} × {card} cannot come from one deck, which holds {limit}",
+                         params={"card": str(card), "count": count, "limit": limit})
 
 
 @dataclass(frozen=True, slots=True, order=True)

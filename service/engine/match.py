@@ -39,6 +39,7 @@ from typing import Any
 
 from . import referee
 from .cards import CardError, parse_card
+from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .rules import InvalidParameter, RuleSet, check_param
 from .scoring import HandScore, ScoringError, score_hand
@@ -51,14 +52,12 @@ CONFIG_KEYS = ("match_end", "goal_points", "elimination_over", "match_hands", "b
                "buy_ins_max", "buy_in_min_players")
 
 
-class MatchError(ValueError):
-    """An event the match cannot take; ``status`` is the HTTP status it maps to."""
+class MatchError(EngineError):
+    """An event the match cannot take (a finished match, a buy-in the rules refuse) or a
+    match setting out of range; ``code`` says which."""
 
-    def __init__(self, code: str, message: str, status: int = 409, field: str | None = None) -> None:
-        self.code = code
-        self.status = status
-        self.field = field
-        super().__init__(message)
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message, code=code, field=field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +76,7 @@ class MatchConfig:
             try:
                 check_param(name, getattr(self, name))
             except InvalidParameter as exc:
-                raise MatchError("invalid-parameter", str(exc), 422, name) from None
+                raise MatchError("invalid-parameter", str(exc), name) from None
 
     @classmethod
     def from_rules(cls, rules: RuleSet, overrides: Mapping[str, Any] | None = None) -> MatchConfig:
@@ -137,7 +136,7 @@ def new_state(players: Sequence[str]) -> MatchState:
     try:
         ids = player_ids(players, "players")
     except PlayerIdError as exc:
-        raise MatchError(exc.code, str(exc), 422, exc.field) from None
+        raise MatchError(exc.code, str(exc), exc.field) from None
     return MatchState(tuple(Standing(p) for p in ids))
 
 
@@ -172,7 +171,7 @@ def apply_hand(state: MatchState, config: MatchConfig, winner: str,
     if sorted(ids) != sorted(state.active):
         raise MatchError("hand-players", "a hand is played by exactly the players still in the "
                          f"match ({', '.join(state.active)}), not {', '.join(ids)}",
-                         422, "players")
+                         "players")
     delta = {pid: (pts, pen) for pid, pts, pen in scores}
     standings = []
     for s in state.standings:
@@ -220,12 +219,12 @@ def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchSt
     try:
         player = player_id(player, "player")
     except PlayerIdError as exc:
-        raise MatchError(exc.code, str(exc), 422, exc.field) from None
+        raise MatchError(exc.code, str(exc), exc.field) from None
     if config.match_end != "elimination" or not config.buy_ins:
         raise MatchError("buy-ins-not-allowed", "this match allows no buy-ins")
     by_player = {s.player: s for s in state.standings}
     if player not in by_player:
-        raise MatchError("unknown-player", f"{player!r} does not play in this match", 422, "player")
+        raise MatchError("unknown-player", f"{player!r} does not play in this match", "player")
     if not by_player[player].eliminated:
         raise MatchError("player-not-eliminated", f"{player!r} is still in the match")
     if by_player[player].buy_ins >= config.buy_ins_max:
@@ -246,18 +245,18 @@ def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchSt
 SOURCES = ("score", "record")
 
 
-class EntryError(ValueError):
+class EntryError(EngineError):
     """A hand's input that cannot be scored: ``field`` says where, ``cause`` is the
     engine's own error (a card, rule-set, scoring or record error), ``violation`` the
     first rule an illegal hand record breaks."""
 
+    field: str
+
     def __init__(self, code: str, message: str, field: str, cause: ValueError | None = None,
                  violation: Violation | None = None) -> None:
-        self.code = code
-        self.field = field
+        super().__init__(message, code=code, field=field)
         self.cause = cause
         self.violation = violation
-        super().__init__(message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,24 +336,24 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], config: MatchC
             try:
                 state = apply_buy_in(state, config, e.get("player"))  # type: ignore[arg-type]
             except MatchError as exc:
-                raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}", 422,
+                raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
                                  "entries") from None
             continue
         body = e.get("input")
         if kind != "hand" or e.get("source") not in SOURCES:
-            raise MatchError("invalid-entry", f"entry {i} is neither a hand nor a buy-in", 422,
+            raise MatchError("invalid-entry", f"entry {i} is neither a hand nor a buy-in",
                              where)
         if not isinstance(body, Mapping):
-            raise MatchError("invalid-entry", f"entry {i} has no input", 422, f"{where}.input")
+            raise MatchError("invalid-entry", f"entry {i} has no input", f"{where}.input")
         hand = score_input(ruleset, rules, e["source"], body, f"{where}.input")
         if (hand.winner, hand.finish, hand.score.special, hand.scores_data()) != (
                 e.get("winner"), e.get("finish"), e.get("special"), e.get("scores")):
             raise MatchError("rescore-mismatch", f"entry {i}: its recorded scores differ from "
-                             "a re-score under the match's rule set", 422, where)
+                             "a re-score under the match's rule set", where)
         try:
             state = apply_hand(state, config, hand.winner, hand.deltas)
         except MatchError as exc:
-            raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}", 422,
+            raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
                              "entries") from None
     return state
 

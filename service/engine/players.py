@@ -29,19 +29,24 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from .errors import EngineError
+
 __all__ = ["MAX_LENGTH", "PlayerIdError", "player_id", "player_ids"]
 
 MAX_LENGTH = 64
 _LETTERS_DIGITS = frozenset({"Lu", "Ll", "Lo", "Lm", "Mn", "Mc", "Nd"})
 
 
-class PlayerIdError(ValueError):
-    """A player id that breaks the rule above, or two ids naming one player (a 422)."""
+class PlayerIdError(EngineError):
+    """A player id that breaks the rule above (``invalid-player-id``), or two ids naming
+    one player (``duplicate-player``)."""
+
+    code = "invalid-player-id"
+
+    field: str
 
     def __init__(self, code: str, message: str, field: str = "players") -> None:
-        self.code = code
-        self.field = field
-        super().__init__(message)
+        super().__init__(message, code=code, field=field)
 
 
 def _why_not(ch: str) -> str | None:

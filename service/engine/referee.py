@@ -90,6 +90,7 @@ from .cards import (
     parse_card,
     parse_meld_card,
 )
+from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .rules import RuleSet, resolve
 from .scoring import HandScore, score_hand
@@ -155,13 +156,15 @@ register(
 
 
 
-class RecordError(ValueError):
-    """A hand record (or turn) that is not well formed: a 422 with ``code`` and ``field``."""
+class RecordError(EngineError):
+    """A hand record (or turn) that is not well formed: ``code`` and ``field`` say how and where."""
+
+    code = "invalid-record"
+
+    field: str
 
     def __init__(self, code: str, message: str, field: str = "record") -> None:
-        self.code = code
-        self.field = field
-        super().__init__(message)
+        super().__init__(message, code=code, field=field)
 
 
 # -- the record ------------------------------------------------------------------------

@@ -22,15 +22,18 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from .errors import EngineError
 
-class RuleSetError(ValueError):
+
+class RuleSetError(EngineError):
     """A rule set that cannot be used; ``code`` and ``field`` say why and where."""
 
     code = "invalid-ruleset"
 
-    def __init__(self, message: str, field: str = "ruleset") -> None:
-        self.field = field
-        super().__init__(message)
+    field: str
+
+    def __init__(self, message: str, field: str = "ruleset", **params: Any) -> None:
+        super().__init__(message, field=field, params=params)
 
 
 class UnknownRuleSet(RuleSetError):
@@ -38,21 +41,23 @@ class UnknownRuleSet(RuleSetError):
 
     def __init__(self, name: object) -> None:
         self.name = name
-        super().__init__(f"unknown rule set {name!r}")
+        super().__init__(f"unknown rule set {name!r}", name=name)
 
 
 class UnknownParameter(RuleSetError):
     code = "unknown-parameter"
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"unknown rule-set parameter {name!r}", field=f"ruleset.overrides.{name}")
+        super().__init__(f"unknown rule-set parameter {name!r}", field=f"ruleset.overrides.{name}",
+                         name=name)
 
 
 class InvalidParameter(RuleSetError):
     code = "invalid-parameter"
 
     def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"{name}: {reason}", field=f"ruleset.overrides.{name}")
+        super().__init__(f"{name}: {reason}", field=f"ruleset.overrides.{name}", name=name,
+                         reason=reason)
 
 
 @dataclass(frozen=True, slots=True)

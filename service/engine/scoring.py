@@ -24,21 +24,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, check_deck
+from .errors import EngineError
 from .players import player_id
 from .rules import RuleSet
 
 FINISHES = ("out", "special")
 
 
-class ScoringError(ValueError):
-    """A hand that cannot be scored as given (a 422, not a ruling)."""
+class ScoringError(EngineError):
+    """A hand that cannot be scored as given (not a ruling): ``player-count``,
+    ``duplicate-player``, ``unknown-winner``, ``invalid-finish``, ``winner-holds-cards``."""
 
     code = "invalid-hand"
 
+    field: str
+
     def __init__(self, code: str, message: str, field: str = "players") -> None:
-        self.code = code
-        self.field = field
-        super().__init__(message)
+        super().__init__(message, code=code, field=field)
 
 
 def card_value(card: Card, rules: RuleSet) -> int:

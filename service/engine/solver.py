@@ -69,6 +69,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 from .cards import JOKER, SUITS, Card, MeldCard, card_at, check_deck
+from .errors import EngineError
 from .melds import RUN, SET, Meld, rank_of_value, run_card_value, run_points, set_points
 from .rules import RuleSet
 from .scoring import card_value
@@ -79,7 +80,7 @@ WORK_BUDGET = 100_000
 """Units of search work one analysis may spend (see :class:`SearchTooLarge`)."""
 
 
-class SearchTooLarge(ValueError):
+class SearchTooLarge(EngineError):
     """The search these cards need under these rules is larger than the work budget.
 
     Work is counted, not timed, so the same request is always answered the same
@@ -96,7 +97,7 @@ class SearchTooLarge(ValueError):
         self.budget = budget
         super().__init__(f"analysing these cards under these rules needs more than {budget:,} "
                          "units of search work (the service's budget per request); use fewer "
-                         "jokers or cards, or longer minimum melds")
+                         "jokers or cards, or longer minimum melds", params={"budget": budget})
 
 _W = 5
 """Bits per card-count field: four for the count, one guard bit above them."""

@@ -303,7 +303,7 @@ class LedgerService:
         try:  # the one player-id rule: the entry names the normalised id
             player = player_id(player, "player")
         except PlayerIdError as exc:
-            raise MatchError(exc.code, str(exc), 422, exc.field) from None
+            raise MatchError(exc.code, str(exc), exc.field) from None
         return self._append(match_id, token, _BuyIn(player), key,
                             fingerprint({"kind": "buy-in", "body": request}), if_match)
 
