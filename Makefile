@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8000
 
-.PHONY: install run test lint openapi bench hostile clean
+.PHONY: install run test lint openapi messages bench hostile clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,13 @@ lint: install
 
 openapi: install
 	$(BIN)/python -m service.api.openapi_dump > openapi/openapi.json
+
+# The message template (service/i18n/messages.pot) from the code, then every catalog brought up
+# to date with it (new messages untranslated, so English until translated). A new language:
+#   $(BIN)/pybabel init -i service/i18n/messages.pot -d service/i18n/locale -l de
+messages: install
+	$(BIN)/python -m service.i18n.extract
+	$(BIN)/pybabel update -i service/i18n/messages.pot -d service/i18n/locale --width 100 --no-fuzzy-matching --ignore-obsolete
 
 # The TypeScript SDK's types, regenerated from openapi/openapi.json (node >= 20 and npm;
 # npm ci from the committed lockfile the first time).

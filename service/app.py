@@ -36,6 +36,7 @@ from .api.console import bp as console_bp
 from .api.jsonio import OrjsonProvider
 from .api.parsing import install_fast_views
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
+from .i18n import N_
 
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
@@ -167,9 +168,9 @@ def _require_json(app: Flask) -> None:
             if not mimetype and not request.content_length and not request.data:
                 return
             accepted = " or ".join(["application/json", *_extra_types(extra, request.path)])
-            raise Problem(415, "unsupported-media-type",
-                          f"Send the body as {accepted}, not {mimetype or 'no type'}.",
-                          nl=f"Stuur de inhoud als {accepted}.")
+            raise Problem("unsupported-media-type",
+                          N_("Send the body as {accepted}, not {mimetype}."),
+                          params={"accepted": accepted, "mimetype": mimetype or "no type"})
 
 
 def _extra_types(extra: Any, path: str) -> list[str]:

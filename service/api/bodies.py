@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .problems import Problem
+from ..i18n import N_
+from .problems import PAYLOAD_TOO_LARGE, Problem
 
 _METHODS_WITH_BODY = frozenset(("POST", "PUT", "PATCH", "DELETE"))
 CHUNK = 64 * 1024
@@ -83,22 +84,17 @@ class BodyGuard:
             body = self._read(environ, limit, expected)
         except _Incomplete:
             return _answer(Problem(
-                400, "body-incomplete",
-                f"The body ended before its Content-Length of {expected} bytes.",
-                nl=f"De inhoud hield op voor de aangekondigde {expected} bytes."),
+                "body-incomplete", N_("The body ended before its Content-Length of {expected} "
+                                      "bytes."), params={"expected": expected}),
                 environ, start_response)
         except TimeoutError:
             return _answer(Problem(
-                408, "request-timeout",
-                f"The request body did not arrive within {self.timeout:g} s.",
-                nl=f"De inhoud kwam niet binnen {self.timeout:g} s aan.",
-                headers={"Connection": "close"}), environ, start_response)
-        if expected is None and len(body) > self.max_bytes:
-            return _answer(Problem(
-                413, "payload-too-large",
-                f"The request body is larger than {self.max_bytes} bytes.",
-                nl=f"Het verzoek is groter dan {self.max_bytes} bytes."),
+                "request-timeout", N_("The request body did not arrive within {timeout:g} s."),
+                params={"timeout": self.timeout}, headers={"Connection": "close"}),
                 environ, start_response)
+        if expected is None and len(body) > self.max_bytes:
+            return _answer(Problem("payload-too-large", PAYLOAD_TOO_LARGE,
+                                   params={"limit": self.max_bytes}), environ, start_response)
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("HTTP_TRANSFER_ENCODING", None)

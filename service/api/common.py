@@ -12,8 +12,9 @@ from ..engine import melds as m
 from ..engine.cards import RANKS, Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
 from ..engine.rules import RuleSet, RuleSetError, resolve
 from ..engine.violations import Violation
+from ..i18n import N_, Text, render
 from .parsing import Bool, FastField, Int
-from .problems import Problem, from_engine, language
+from .problems import Problem, language
 
 T = TypeVar("T")
 
@@ -51,7 +52,7 @@ def rules_of(spec: object) -> RuleSet:
     try:
         return resolve(spec)
     except RuleSetError as exc:
-        raise from_engine(exc, "ruleset") from None
+        raise exc.at("ruleset") from None
 
 
 def _each(texts: Sequence[Any], field: str, parse: Callable[[Any], T]) -> list[T]:
@@ -61,7 +62,7 @@ def _each(texts: Sequence[Any], field: str, parse: Callable[[Any], T]) -> list[T
         try:
             out.append(parse(t))
         except CardError as exc:
-            raise from_engine(exc, f"{field}.{i}") from None
+            raise exc.at(f"{field}.{i}") from None
     return out
 
 
@@ -77,7 +78,7 @@ def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
     try:
         check_deck(cards, rules.decks, rules.jokers)
     except CardError as exc:
-        raise from_engine(exc, field) from None
+        raise exc.at(field) from None
 
 
 def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
@@ -87,10 +88,13 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
     ruling = m.validate(tokens, rules)
     if ruling.meld is None:
         v = ruling.violations[0]
-        raise Problem(422, "invalid-meld", f"the table meld is not legal: {v.message('en')}",
-                      nl=f"de combinatie op tafel is niet geldig: {v.message('nl')}",
-                      errors={field: [v.message("en")]}, violations=[violation_dict(v, language())])
+        raise Problem("invalid-meld", TABLE_MELD_ILLEGAL,
+                      params={"message": Text(v.template, v.params, v.code)},
+                      errors={field: [v.message()]}, violations=[violation_dict(v, language())])
     return ruling.meld
+
+
+TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
 
 
 def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
@@ -108,9 +112,15 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
 
 # app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
 ON_VIOLATIONS = "kaluki_on_violations"
+def violation_message(v: Violation, lang: str) -> str:
+    """A violation's message in ``lang`` (its code's catalog entry, else English)."""
+    return render(lang, v.template, v.params, v.code)
+
+
 def violation_dict(v: Violation, lang: str) -> dict[str, Any]:
     """A violation as answered: its facts and message, and ``type``, the URI of its page."""
-    return {**v.to_dict(lang), "type": f"/problems/{v.code}"}
+    return {"code": v.code, "message": violation_message(v, lang), **v.where, **v.params,
+            "type": f"/problems/{v.code}"}
 
 
 def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:

@@ -318,7 +318,7 @@ _CODE = re.compile(r"`([a-z]+(?:-[a-z]+)+)`")
 def _problem_example(status: int, description: str) -> dict[str, Any]:
     code = _CODE.search(description)
     name = code.group(1) if code else "bad-request"
-    title = TITLES.get(name, (name.replace("-", " ").capitalize(),))[0]
+    title = TITLES.get(name, name.replace("-", " ").capitalize())
     return {"type": f"/problems/{name}", "title": title,
             "status": status, "code": name,
             "detail": description.replace("`", "").split(" (")[0].rstrip(".") + "."}

@@ -13,7 +13,7 @@ from pathlib import Path
 import flask_swagger_ui
 from flask import Flask, Response, send_from_directory
 
-from .problems import Problem
+from .problems import NOT_FOUND, Problem
 
 ASSETS = Path(flask_swagger_ui.__file__).resolve().parent / "dist"
 STATIC = Path(__file__).resolve().parent / "static"
@@ -41,5 +41,5 @@ def install(app: Flask) -> None:
     @app.route("/docs/assets/<path:filename>")
     def docs_assets(filename: str) -> Response:
         if filename not in _ASSET_FILES:
-            raise Problem(404, "not-found", "No such resource.", nl="Deze bron bestaat niet.")
+            raise Problem("not-found", NOT_FOUND)
         return send_from_directory(ASSETS, filename, max_age=86400)

@@ -7,8 +7,8 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields, validate
 
-from ..engine.scoring import FINISHES, ScoringError, score_hand
-from ..engine.solver import SearchTooLarge
+from ..engine.errors import EngineError
+from ..engine.scoring import FINISHES, score_hand
 from ..engine.solver import analyze as solve
 from .common import (
     MeldSchema,
@@ -22,7 +22,7 @@ from .common import (
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
-from .problems import Problem, from_engine
+from .problems import ENGINE_DETAIL, Problem
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
                 description="Whole hands: score the end of a hand, find the best arrangement.")
@@ -60,8 +60,8 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
                for i, p in enumerate(args["players"])]
     try:
         result = score_hand(rules, args["winner"], args["finish"], players)
-    except (ScoringError, ValueError) as exc:
-        raise from_engine(exc, "players") from None
+    except EngineError as exc:  # the app's handler answers it, located at "players"
+        raise exc.at("players") from None
     return {"special": result.special,
             "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
                         "penalty": s.penalty} for s in result.scores]}
@@ -108,16 +108,12 @@ def analyze(args: dict[str, Any]) -> Response:
     cards = cards_at(args["cards"], "cards")
     limit = rules.hand_size + 1
     if len(cards) > limit:
-        raise Problem(422, "hand-too-large", f"a hand holds at most {limit} cards under "
-                      f"{rules.name}, not {len(cards)}", errors={"cards": [f"at most {limit} cards"]},
-                      nl=f"Een hand heeft onder deze regels hoogstens {limit} kaarten.")
+        raise Problem("hand-too-large", ENGINE_DETAIL, context="hand-too-large",
+                      params={"detail": f"a hand holds at most {limit} cards under {rules.name}, "
+                              f"not {len(cards)}", "limit": limit},
+                      errors={"cards": [f"at most {limit} cards"]})
     deck_check(cards, rules, "cards")
-    try:
-        a = solve(cards, rules, args["opened"])
-    except SearchTooLarge as exc:
-        raise Problem(422, exc.code, str(exc), budget=exc.budget,
-                      nl="Deze kaarten doorzoeken kost onder deze regels meer werk dan de dienst "
-                         "per verzoek besteedt; gebruik minder jokers of kaarten.") from None
+    a = solve(cards, rules, args["opened"])  # SearchTooLarge: the app's engine-error handler
     body = {"melds": [render_meld(x, rules) for x in a.melds],
             "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
             "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,

@@ -108,7 +108,7 @@ def opening(args: dict[str, Any]) -> Response:
     rules = rules_of(args["ruleset"])
     token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(args["melds"])]
     if sum(len(t) for t in token_lists) > MAX_CARDS:
-        raise Problem(422, "validation-error", "too many cards", errors={"melds": ["too many cards"]})
+        raise Problem("validation-error", "too many cards", errors={"melds": ["too many cards"]})
     deck_check([t.card for ts in token_lists for t in ts], rules, "melds")
     ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
     return _json({

@@ -2,7 +2,10 @@
 
 A problem has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``;
 schema failures add ``errors`` (field → messages). Titles and details are
-English, or Dutch when the client prefers ``nl`` (``Accept-Language``).
+English, or in the language the client prefers (``Accept-Language``) when a
+catalog in ``service/i18n/locale`` speaks it (Dutch, ``nl``, today).
+Codes map to statuses in one table, :data:`STATUS`, and every engine and ledger
+error reaches the client through one handler (:func:`install`).
 Every problem answered to a request also carries ``request_id``: the id echoed
 in its ``X-Request-ID`` header and logged with every line of that request.
 """
@@ -10,18 +13,15 @@ in its ``X-Request-ID`` header and logged with every line of that request.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from flask import Flask, Response, current_app, request
-from werkzeug.datastructures import LanguageAccept
 from werkzeug.exceptions import HTTPException
-from werkzeug.http import parse_accept_header
 
-from ..engine.cards import CardError, ImpossibleCards, InvalidCard
-from ..engine.players import PlayerIdError
-from ..engine.rules import RuleSetError
-from ..engine.scoring import ScoringError
+from ..engine.errors import EngineError
+from ..engine.match import EntryError
+from ..i18n import N_, SOURCE, best_language, gettext, render, resolve
+from ..ledger.errors import LedgerError
 from ..logs import request_id
 from .jsonio import dumps
 
@@ -30,140 +30,182 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 # app.extensions[ON_PROBLEM](code, status) is told of every problem answered (metrics)
 ON_PROBLEM = "kaluki_on_problem"
 
-# code -> (English title, Dutch title)
-TITLES: Mapping[str, tuple[str, str]] = {
-    "bad-request": ("Bad request", "Ongeldig verzoek"),
-    "malformed-json": ("Malformed JSON", "Ongeldige JSON"),
-    "not-found": ("Not found", "Niet gevonden"),
-    "method-not-allowed": ("Method not allowed", "Methode niet toegestaan"),
-    "payload-too-large": ("Payload too large", "Verzoek te groot"),
-    "unsupported-media-type": ("Unsupported media type", "Mediatype niet ondersteund"),
-    "not-acceptable": ("Not acceptable", "Niet aanvaardbaar"),
-    "validation-error": ("Invalid request body", "Ongeldige inhoud van het verzoek"),
-    "invalid-card": ("Invalid card", "Ongeldige kaart"),
-    "impossible-cards": ("Impossible cards", "Onmogelijke kaarten"),
-    "unknown-ruleset": ("Unknown rule set", "Onbekende spelregels"),
-    "unknown-parameter": ("Unknown rule-set parameter", "Onbekende regelparameter"),
-    "invalid-parameter": ("Invalid rule-set parameter", "Ongeldige regelparameter"),
-    "invalid-ruleset": ("Invalid rule set", "Ongeldige spelregels"),
-    "player-count": ("Player count outside the rule set's seats", "Aantal spelers buiten de regels"),
-    "duplicate-player": ("Duplicate player", "Dubbele speler"),
-    "unknown-winner": ("Unknown winner", "Onbekende winnaar"),
-    "winner-holds-cards": ("Winner still holds cards", "Winnaar heeft nog kaarten"),
-    "invalid-finish": ("Invalid finish", "Ongeldige afloop"),
-    "invalid-meld": ("Invalid table meld", "Ongeldige combinatie op tafel"),
-    "invalid-record": ("Invalid hand record", "Ongeldig handverslag"),
-    "invalid-notation": ("Invalid hand notation", "Ongeldige handnotatie"),
-    "deal-size": ("Wrong deal size", "Verkeerd aantal gedeelde kaarten"),
-    "unknown-player": ("Unknown player", "Onbekende speler"),
-    "missing-card": ("Missing card", "Ontbrekende kaart"),
-    "hand-too-large": ("Hand too large", "Hand te groot"),
-    "hand-not-finished": ("Hand not finished", "Hand niet uitgespeeld"),
-    "invalid-player-id": ("Invalid player id", "Ongeldige speler-id"),
-    "search-too-large": ("Search too large", "Zoekopdracht te groot"),
-    # match ledgers
-    "ledger-unavailable": ("Match store unavailable", "Wedstrijdopslag niet bereikbaar"),
-    "ledger-busy": ("Match store busy", "Wedstrijdopslag bezet"),
-    "match-not-found": ("Match not found", "Wedstrijd niet gevonden"),
-    "match-exists": ("Match already exists", "Wedstrijd bestaat al"),
-    "match-finished": ("Match finished", "Wedstrijd afgelopen"),
-    "token-required": ("Token required", "Token vereist"),
-    "token-invalid": ("Token invalid", "Ongeldig token"),
-    "precondition-failed": ("Precondition failed", "Voorwaarde niet vervuld"),
-    "idempotency-key-required": ("Idempotency-Key required", "Idempotency-Key vereist"),
-    "idempotency-key-invalid": ("Idempotency-Key invalid", "Ongeldige Idempotency-Key"),
-    "idempotency-key-reused": ("Idempotency-Key reused for another body",
-                               "Idempotency-Key hergebruikt voor een andere inhoud"),
-    "invalid-cursor": ("Invalid cursor", "Ongeldige cursor"),
-    "entry-not-found": ("Ledger entry not found", "Regel niet gevonden"),
-    "invalid-entry": ("Invalid ledger entry", "Ongeldige regel"),
-    "chain-broken": ("Hash chain broken", "Hashketen verbroken"),
-    "rescore-mismatch": ("Re-scored hand differs", "Herberekende hand wijkt af"),
-    "hand-players": ("Players do not fit the match", "Spelers passen niet bij de wedstrijd"),
-    "invalid-hand": ("Invalid hand", "Ongeldige hand"),
-    "illegal-record": ("Illegal hand record", "Onreglementair handverslag"),
-    "signature-invalid": ("Export signature invalid", "Handtekening van de export ongeldig"),
-    "match-full": ("Match full", "Wedstrijd vol"),
-    "entry-too-large": ("Ledger entry too large", "Regel te groot"),
-    "buy-ins-not-allowed": ("Buy-ins not allowed", "Terugkopen niet toegestaan"),
-    "buy-ins-closed": ("Buy-ins closed", "Terugkopen gesloten"),
-    "buy-ins-exhausted": ("No buy-ins left", "Geen terugkoop meer over"),
-    "player-not-eliminated": ("Player not eliminated", "Speler niet uitgeschakeld"),
-    # hostile clients (SPEC §4, §8)
-    "body-incomplete": ("Request body incomplete", "Inhoud van het verzoek onvolledig"),
-    "request-timeout": ("Request timeout", "Verzoek duurde te lang"),
-    "rate-limited": ("Too many requests", "Te veel verzoeken"),
-    "internal-error": ("Internal error", "Interne fout"),
-    "service-unavailable": ("Service unavailable", "Dienst niet beschikbaar"),
+# code -> English title (msgctxt "title"; translations in service/i18n/locale)
+TITLES: Mapping[str, str] = {
+    "bad-request": N_("Bad request", "title"),
+    "malformed-json": N_("Malformed JSON", "title"),
+    "not-found": N_("Not found", "title"),
+    "method-not-allowed": N_("Method not allowed", "title"),
+    "payload-too-large": N_("Payload too large", "title"),
+    "unsupported-media-type": N_("Unsupported media type", "title"),
+    "not-acceptable": N_("Not acceptable", "title"),
+    "validation-error": N_("Invalid request body", "title"),
+    "invalid-card": N_("Invalid card", "title"),
+    "impossible-cards": N_("Impossible cards", "title"),
+    "unknown-ruleset": N_("Unknown rule set", "title"),
+    "unknown-parameter": N_("Unknown rule-set parameter", "title"),
+    "invalid-parameter": N_("Invalid rule-set parameter", "title"),
+    "invalid-ruleset": N_("Invalid rule set", "title"),
+    "player-count": N_("Player count outside the rule set's seats", "title"),
+    "duplicate-player": N_("Duplicate player", "title"),
+    "unknown-winner": N_("Unknown winner", "title"),
+    "winner-holds-cards": N_("Winner still holds cards", "title"),
+    "invalid-finish": N_("Invalid finish", "title"),
+    "invalid-meld": N_("Invalid table meld", "title"),
+    "invalid-record": N_("Invalid hand record", "title"),
+    "invalid-notation": N_("Invalid hand notation", "title"),
+    "deal-size": N_("Wrong deal size", "title"),
+    "unknown-player": N_("Unknown player", "title"),
+    "missing-card": N_("Missing card", "title"),
+    "hand-too-large": N_("Hand too large", "title"),
+    "hand-not-finished": N_("Hand not finished", "title"),
+    "invalid-player-id": N_("Invalid player id", "title"),
+    "search-too-large": N_("Search too large", "title"),
+    "ledger-unavailable": N_("Match store unavailable", "title"),
+    "ledger-busy": N_("Match store busy", "title"),
+    "match-not-found": N_("Match not found", "title"),
+    "match-exists": N_("Match already exists", "title"),
+    "match-finished": N_("Match finished", "title"),
+    "token-required": N_("Token required", "title"),
+    "token-invalid": N_("Token invalid", "title"),
+    "precondition-failed": N_("Precondition failed", "title"),
+    "idempotency-key-required": N_("Idempotency-Key required", "title"),
+    "idempotency-key-invalid": N_("Idempotency-Key invalid", "title"),
+    "idempotency-key-reused": N_("Idempotency-Key reused for another body", "title"),
+    "invalid-cursor": N_("Invalid cursor", "title"),
+    "entry-not-found": N_("Ledger entry not found", "title"),
+    "invalid-entry": N_("Invalid ledger entry", "title"),
+    "chain-broken": N_("Hash chain broken", "title"),
+    "rescore-mismatch": N_("Re-scored hand differs", "title"),
+    "hand-players": N_("Players do not fit the match", "title"),
+    "invalid-hand": N_("Invalid hand", "title"),
+    "illegal-record": N_("Illegal hand record", "title"),
+    "signature-invalid": N_("Export signature invalid", "title"),
+    "match-full": N_("Match full", "title"),
+    "entry-too-large": N_("Ledger entry too large", "title"),
+    "buy-ins-not-allowed": N_("Buy-ins not allowed", "title"),
+    "buy-ins-closed": N_("Buy-ins closed", "title"),
+    "buy-ins-exhausted": N_("No buy-ins left", "title"),
+    "player-not-eliminated": N_("Player not eliminated", "title"),
+    "body-incomplete": N_("Request body incomplete", "title"),
+    "request-timeout": N_("Request timeout", "title"),
+    "rate-limited": N_("Too many requests", "title"),
+    "internal-error": N_("Internal error", "title"),
+    "service-unavailable": N_("Service unavailable", "title"),
 }
 
-# Dutch details for the common codes; {params} come from the exception.
-_NL_DETAILS: Mapping[str, str] = {
-    "malformed-json": "De inhoud is geen geldige JSON.",
-    "not-found": "Deze bron bestaat niet.",
-    "method-not-allowed": "Deze methode is hier niet toegestaan.",
-    "payload-too-large": "Het verzoek is groter dan {limit} bytes.",
-    "unsupported-media-type": "Stuur de inhoud als application/json.",
-    "validation-error": "De inhoud voldoet niet aan het schema; zie 'errors'.",
-    "invalid-card": "{text} is geen kaart: schrijf rang en kleur, zoals 'Qs' of '10h'.",
-    "impossible-cards": "{count} × {card} kan niet uit één spel komen, dat er {limit} heeft.",
-    "unknown-ruleset": "Onbekende spelregels {name}.",
-    "internal-error": "Er ging iets mis aan onze kant.",
+# code -> HTTP status: the one table (a code not listed is 422)
+STATUS: Mapping[str, int] = {
+    "bad-request": 400, "malformed-json": 400, "body-incomplete": 400,
+    "idempotency-key-required": 400, "idempotency-key-invalid": 400,
+    "token-required": 401, "token-invalid": 403,
+    "not-found": 404, "match-not-found": 404, "entry-not-found": 404,
+    "method-not-allowed": 405, "not-acceptable": 406, "request-timeout": 408,
+    "match-exists": 409, "match-full": 409, "match-finished": 409, "buy-ins-not-allowed": 409,
+    "player-not-eliminated": 409, "buy-ins-closed": 409, "buy-ins-exhausted": 409,
+    "precondition-failed": 412,
+    "payload-too-large": 413, "entry-too-large": 413,
+    "unsupported-media-type": 415,
+    "rate-limited": 429,
+    "internal-error": 500,
+    "ledger-busy": 503, "ledger-unavailable": 503, "service-unavailable": 503,
+}
+"""Statuses by code. A code answers one status wherever it is raised, with one
+exception: ``unknown-ruleset`` is 422 inside a request body but 404 on
+``GET /v1/rulesets/{name}``, where the rule set is the resource."""
+
+RETRY_AFTER = "2"
+
+# headers a code always carries (a raise may add or override)
+HEADERS: Mapping[str, Mapping[str, str]] = {
+    "token-required": {"WWW-Authenticate": 'Bearer realm="kaluki-matches"'},
+    "ledger-busy": {"Retry-After": "1"},
+    "ledger-unavailable": {"Retry-After": RETRY_AFTER},
 }
 
+# codes only the API itself answers, each with a detail of its own (the rest are engine or
+# ledger errors, whose detail is their own message)
+_API_CODES = frozenset({
+    "bad-request", "malformed-json", "not-found", "method-not-allowed", "payload-too-large",
+    "unsupported-media-type", "not-acceptable", "validation-error", "body-incomplete",
+    "request-timeout", "rate-limited", "internal-error", "service-unavailable",
+    "idempotency-key-required", "idempotency-key-invalid", "invalid-cursor",
+})
 
-# Dutch details for rule-set and hand errors (the English detail is quoted for precision)
-_NL_ENGINE: Mapping[str, str] = {
-    "unknown-ruleset": "Onbekende spelregels ({detail}); zie /v1/rulesets.",
-    "unknown-parameter": "Onbekende regelparameter {field} ({detail}).",
-    "invalid-parameter": "Ongeldige waarde voor {field} ({detail}).",
-    "invalid-ruleset": "Ongeldige spelregels in {field} ({detail}).",
-    "player-count": "Het aantal spelers past niet bij deze spelregels ({detail}).",
-    "duplicate-player": "Een speler komt twee keer voor ({detail}).",
-    "invalid-player-id": "Ongeldige speler-id in {field} ({detail}).",
-    "unknown-winner": "De winnaar is geen speler van deze hand ({detail}).",
-    "winner-holds-cards": "De winnaar heeft nog kaarten ({detail}).",
-    "invalid-finish": "De afloop is \"out\" of \"special\".",
-}
+ENGINE_DETAIL = "{detail}"
+"""An engine or ledger error's detail is its own English message; a catalog may
+wrap it per code (msgctxt = the code, msgid ``{detail}``), with ``{field}`` and
+the error's parameters to hand."""
 
+DETAIL_CODES: tuple[str, ...] = tuple(code for code in TITLES if code not in _API_CODES)
+"""The codes whose detail is an engine or ledger error's message (translated per code)."""
 
 def language() -> str:
-    """``nl`` when the client prefers Dutch, else ``en``."""
+    """The language the client prefers among those the catalogs speak (``Accept-Language``)."""
     try:
         header = request.environ.get("HTTP_ACCEPT_LANGUAGE")
     except RuntimeError:  # outside a request
-        return "en"
-    return _best_language(header) if header else "en"
+        return SOURCE
+    return best_language(header)
 
 
-@lru_cache(maxsize=256)
-def _best_language(header: str) -> str:
-    best = LanguageAccept(parse_accept_header(header)).best_match(["en", "nl"], default="en")
-    return "nl" if best == "nl" else "en"
+def status_of(code: str) -> int:
+    return STATUS.get(code, 422)
+
+
+def title(code: str, lang: str) -> str:
+    english = TITLES.get(code)
+    if english is None:
+        return code.replace("-", " ").capitalize()
+    return gettext(lang, english, "title")
 
 
 class Problem(Exception):
-    """Raise anywhere in a view to answer with a problem."""
+    """Raise anywhere in a view to answer with a problem.
 
-    def __init__(self, status: int, code: str, detail: str, *, errors: Mapping[str, Any] | None = None,
-                 nl: str | None = None, headers: Mapping[str, str] | None = None,
-                 **extra: Any) -> None:
+    ``detail`` is English; with ``params`` it is a ``str.format`` template,
+    filled in for the answer and looked up (with ``context``) in the client's
+    language's catalog. The status comes from :data:`STATUS` unless given.
+    """
+
+    def __init__(self, code: str, detail: str, *, params: Mapping[str, Any] | None = None,
+                 context: str | None = None, status: int | None = None,
+                 errors: Mapping[str, Any] | None = None,
+                 headers: Mapping[str, str] | None = None, **extra: Any) -> None:
         super().__init__(detail)
-        self.status = status
+        self.status = status_of(code) if status is None else status
         self.code = code
-        self.detail = detail
+        self.template = detail
+        self.params = params
+        self.context = context
         self.errors = errors
-        self.nl = nl
-        self.headers = dict(headers or {})
+        self.headers = {**HEADERS.get(code, {}), **(headers or {})}
         self.extra = extra
 
+    @property
+    def detail(self) -> str:
+        """The English detail."""
+        if self.params is None:
+            return self.template
+        return render(SOURCE, self.template, self.params)
+
+    def detail_in(self, lang: str) -> str:
+        translated = gettext(lang, self.template, self.context)
+        if translated is self.template or translated == self.template:
+            return self.detail
+        if self.params is None:
+            return translated
+        try:
+            return translated.format(**resolve(self.params, lang))
+        except (KeyError, IndexError):  # a translation naming a fact this raise lacks
+            return self.detail
+
     def to_dict(self, lang: str) -> dict[str, Any]:
-        en_title, nl_title = TITLES.get(self.code, (self.code.replace("-", " ").capitalize(),) * 2)
         body: dict[str, Any] = {
             "type": f"/problems/{self.code}",
-            "title": nl_title if lang == "nl" else en_title,
+            "title": title(self.code, lang),
             "status": self.status,
-            "detail": (self.nl or self.detail) if lang == "nl" else self.detail,
+            "detail": self.detail_in(lang),
             "code": self.code,
         }
         if self.errors is not None:
@@ -172,7 +214,8 @@ class Problem(Exception):
         return body
 
     def response(self) -> Response:
-        body = self.to_dict(language())
+        lang = language()
+        body = self.to_dict(lang)
         rid = request_id.get()
         if rid is not None:
             body["request_id"] = rid
@@ -186,26 +229,40 @@ class Problem(Exception):
         resp.headers["X-Content-Type-Options"] = "nosniff"  # also outside Flask's hooks
         for k, v in self.headers.items():
             resp.headers[k] = v
-        resp.headers["Content-Language"] = language()
+        resp.headers["Content-Language"] = lang
         return resp
 
 
-def from_engine(exc: ValueError, field: str) -> Problem:
-    """The problem for an engine exception raised while reading ``field``."""
-    if isinstance(exc, InvalidCard):
-        return Problem(422, "invalid-card", str(exc), errors={field: [str(exc)]},
-                       nl=_NL_DETAILS["invalid-card"].format(text=repr(exc.text)))
-    if isinstance(exc, ImpossibleCards):
-        return Problem(422, "impossible-cards", str(exc), errors={field: [str(exc)]},
-                       nl=_NL_DETAILS["impossible-cards"].format(
-                           count=exc.count, card=exc.card, limit=exc.limit))
-    if isinstance(exc, (RuleSetError, ScoringError, PlayerIdError)):
-        nl = _NL_ENGINE.get(exc.code, "").format(field=exc.field, detail=str(exc))
-        return Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]}, nl=nl or None)
-    if isinstance(exc, CardError):
-        return Problem(422, exc.code, str(exc), errors={field: [str(exc)]})
-    return Problem(422, "bad-request", str(exc), errors={field: [str(exc)]})
+def error_problem(exc: EngineError | LedgerError, field: str | None = None, *,
+                  errors_at: str | None = None, detail: str | None = None,
+                  **extra: Any) -> Problem:
+    """The problem for an engine or ledger error: its code, status from :data:`STATUS`,
+    its own message as the detail (a catalog may wrap it per code), and
+    ``errors`` naming where it happened when that is known.
 
+    ``field`` says where the input was when the error itself does not know
+    (a card read from ``cards.3``); ``errors_at`` overrides where ``errors``
+    points (an entry of an import, say).
+    """
+    english = str(exc) if detail is None else detail
+    where = exc.field if exc.field is not None else field
+    params = {"detail": english, "field": where, **exc.params}
+    at = errors_at if errors_at is not None else where
+    return Problem(exc.code, ENGINE_DETAIL, params=params, context=exc.code,
+                   errors={at: [str(exc)]} if at is not None else None, **extra)
+
+
+NOT_FOUND = N_("No such resource.")
+MALFORMED_JSON = N_("The request body is not valid JSON.")
+PAYLOAD_TOO_LARGE = N_("The request body is larger than {limit} bytes.")
+INTERNAL_ERROR = N_("Something went wrong on our side.")
+_HTTP_DETAILS = {
+    "malformed-json": MALFORMED_JSON,
+    "validation-error": N_("The request body does not match the schema; see 'errors'."),
+    "not-found": NOT_FOUND,
+    "method-not-allowed": N_("{method} is not allowed here."),
+    "unsupported-media-type": N_("Send the body as application/json."),
+}
 
 _HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed",
                406: "not-acceptable", 408: "request-timeout", 413: "payload-too-large",
@@ -225,24 +282,18 @@ def _http_problem(exc: HTTPException) -> Problem:
         # flask-smorest/webargs: {"json": {field: [...]}}
         raw = messages.get("json", messages) if isinstance(messages, dict) else {"body": messages}
         errors = flatten(raw)
-    detail = {
-        "malformed-json": "The request body is not valid JSON.",
-        "validation-error": "The request body does not match the schema; see 'errors'.",
-        "not-found": "No such resource.",
-        "method-not-allowed": f"{request.method} is not allowed here.",
-        "unsupported-media-type": "Send the body as application/json.",
-    }.get(code, exc.description or code)
-    nl: str | None
+    params: dict[str, Any] | None = None
+    detail = _HTTP_DETAILS.get(code)
     if status == 413:
-        limit = _limit()
-        detail = f"The request body is larger than {limit} bytes."
-        nl = _NL_DETAILS["payload-too-large"].format(limit=limit)
-    else:
-        nl = _NL_DETAILS.get(code)
+        detail, params = PAYLOAD_TOO_LARGE, {"limit": _limit()}
+    elif code == "method-not-allowed":
+        params = {"method": request.method}
+    if detail is None:
+        detail = exc.description or code
     headers = {}
     if status == 405 and getattr(exc, "valid_methods", None):
         headers["Allow"] = ", ".join(exc.valid_methods)  # type: ignore[attr-defined]
-    return Problem(status, code, detail, errors=errors, nl=nl, headers=headers)
+    return Problem(code, detail, params=params, status=status, errors=errors, headers=headers)
 
 
 def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -255,6 +306,28 @@ def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
     if isinstance(errors, list) and all(isinstance(e, str) for e in errors):
         return {prefix or "body": errors}
     return {prefix or "body": [str(errors)]}
+
+
+# details that are not the error's own message (no Redis internals in an answer)
+LEDGER_DETAILS: Mapping[str, str] = {
+    "ledger-unavailable": "The match store (Redis) cannot be reached; nothing was written. "
+                          "Retry later with the same Idempotency-Key.",
+}
+
+
+def engine_problem(exc: EngineError, field: str | None = None) -> Problem:
+    """The problem for any engine error. An :class:`EntryError` (an import's or an
+    append's input that cannot be scored) answers its cause, located at the entry."""
+    if isinstance(exc, EntryError):
+        if exc.violation is not None:
+            from .common import violation_dict  # common renders with this module's problems
+
+            return Problem(exc.code, ENGINE_DETAIL, params={"detail": str(exc)}, context=exc.code,
+                           violations=[violation_dict(exc.violation, language())])
+        if isinstance(exc.cause, EngineError):
+            return error_problem(exc.cause, exc.field, errors_at=exc.field)
+        return error_problem(exc, field)
+    return error_problem(exc, field, **{k: exc.params[k] for k in exc.members})
 
 
 def _limit() -> int:
@@ -276,10 +349,17 @@ def install(app: Flask) -> None:
     def _http(exc: HTTPException) -> Response:
         return _http_problem(exc).response()
 
+    @app.errorhandler(EngineError)
+    def _engine(exc: EngineError) -> Response:
+        return engine_problem(exc).response()
+
+    @app.errorhandler(LedgerError)
+    def _ledger(exc: LedgerError) -> Response:
+        return error_problem(exc, detail=LEDGER_DETAILS.get(exc.code)).response()
+
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
         if isinstance(exc, HTTPException):
             return _http(exc)
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
-        return Problem(500, "internal-error", "Something went wrong on our side.",
-                       nl=_NL_DETAILS["internal-error"]).response()
+        return Problem("internal-error", INTERNAL_ERROR).response()

@@ -67,6 +67,7 @@ from typing import Any
 from flask import Flask, Response, request
 from flask_limiter import Limit, Limiter, RateLimitExceeded
 
+from ..i18n import N_
 from ..ledger.store import CLUSTER_SCHEMES, is_cluster
 from .problems import Problem
 
@@ -258,11 +259,9 @@ def install(app: Flask) -> Limiter | None:
     @app.errorhandler(RateLimitExceeded)
     def _rate_limited(exc: RateLimitExceeded) -> Response:
         item = exc.limit.limit
-        return Problem(429, "rate-limited",
-                       f"Over the rate limit of {item.amount} per {_window_text(item)} "
-                       "for this client; see Retry-After.",
-                       nl=f"Meer dan {item.amount} verzoeken per {_window_text(item)}; "
-                          "zie Retry-After.").response()
+        return Problem("rate-limited", N_("Over the rate limit of {amount} per {window} for "
+                                          "this client; see Retry-After."),
+                       params={"amount": item.amount, "window": _window_text(item)}).response()
 
     @app.after_request
     @functools.partial(_skipping, uncounted=uncounted)

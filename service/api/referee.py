@@ -15,8 +15,10 @@ from marshmallow import Schema, fields, validate
 
 from ..engine import referee as ref
 from ..engine.cards import Card, CardError
+from ..engine.errors import EngineError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.rules import RuleSet, RuleSetError
+from ..i18n import N_
 from .common import (
     MeldSchema,
     StrictSchema,
@@ -32,7 +34,7 @@ from .common import (
 from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
-from .problems import Problem, from_engine
+from .problems import MALFORMED_JSON, Problem, engine_problem
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
@@ -177,10 +179,8 @@ def _engine(fn: Callable[[], T]) -> T:
     """Run an engine reader; its errors become 422 problems naming the field."""
     try:
         return fn()
-    except ref.RecordError as exc:
-        raise Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]}) from None
     except (CardError, RuleSetError) as exc:
-        raise from_engine(exc, getattr(exc, "field", "record")) from None
+        raise exc.at("record") from None
 
 
 def _read_record_body(lines: dict[str, int] | None = None) -> dict[str, Any]:
@@ -190,16 +190,15 @@ def _read_record_body(lines: dict[str, int] | None = None) -> dict[str, Any]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise Problem(422, "invalid-notation", "the hand record is not UTF-8 text",
+            raise Problem("invalid-notation", "the hand record is not UTF-8 text",
                           errors={"body": ["not UTF-8"]}) from None
         return _engine(lambda: text_to_data(text, lines))
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        raise Problem(400, "malformed-json", "The request body is not valid JSON.",
-                      nl="De inhoud is geen geldige JSON.") from None
+        raise Problem("malformed-json", MALFORMED_JSON) from None
     if not isinstance(data, dict):
-        raise Problem(422, "validation-error", "a hand record is a JSON object",
+        raise Problem("validation-error", "a hand record is a JSON object",
                       errors={"body": ["a hand record is a JSON object"]})
     return data
 
@@ -236,7 +235,8 @@ def _with_line(fn: Callable[[], T], lines: dict[str, int] | None) -> T:
     line of each field) also names its ``line``."""
     try:
         return fn()
-    except Problem as problem:
+    except (Problem, EngineError) as exc:
+        problem = exc if isinstance(exc, Problem) else engine_problem(exc)
         fields_named = list(problem.errors or ())
         if lines is not None and fields_named and "line" not in problem.extra:
             field = fields_named[0]
@@ -244,7 +244,7 @@ def _with_line(fn: Callable[[], T], lines: dict[str, int] | None) -> T:
                     else line_of(lines, field))
             if line is not None:
                 problem.extra["line"] = line
-        raise
+        raise problem from None
 
 
 def _steps_asked() -> bool:
@@ -253,9 +253,8 @@ def _steps_asked() -> bool:
         return False
     value = request.args.get("steps", "false")
     if value not in ("true", "false"):
-        raise Problem(422, "validation-error", "The request does not match the schema; see 'errors'.",
-                      errors={"query.steps": ["Not a valid boolean: write true or false."]},
-                      nl="Het verzoek voldoet niet aan het schema; zie 'errors'.")
+        raise Problem("validation-error", N_("The request does not match the schema; see 'errors'."),
+                      errors={"query.steps": ["Not a valid boolean: write true or false."]})
     return value == "true"
 
 

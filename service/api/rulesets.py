@@ -8,6 +8,7 @@ from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine.rules import CATALOG, PARAMS, RuleSet
+from ..i18n import N_
 from .jsonio import dumps
 from .parsing import Blueprint, Int
 from .problems import Problem
@@ -70,6 +71,6 @@ def get_ruleset(name: str) -> Response:
     """Every parameter of one rule set, with its value and a one-line description."""
     body = _DETAIL.get(name)
     if body is None:
-        raise Problem(404, "unknown-ruleset", f"unknown rule set {name!r}; see /v1/rulesets",
-                      nl=f"onbekende spelregels {name!r}; zie /v1/rulesets")
+        raise Problem("unknown-ruleset", N_("unknown rule set {name!r}; see /v1/rulesets"),
+                      params={"name": name}, status=404)
     return _json(body)

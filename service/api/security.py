@@ -91,7 +91,7 @@ def install(app: Flask) -> None:
                 return
             auth = request.headers.get("Authorization", "")
             if not auth.startswith("Bearer "):
-                raise Problem(401, "token-required", "/metrics needs its bearer token.",
+                raise Problem("token-required", "/metrics needs its bearer token.",
                               headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
             if not hmac.compare_digest(auth[7:].strip().encode(), token.encode()):
-                raise Problem(403, "token-invalid", "That is not the metrics token.")
+                raise Problem("token-invalid", "That is not the metrics token.")

@@ -6,6 +6,7 @@ from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine import violations as v
+from ..i18n import LANGUAGES, gettext
 from .jsonio import json_response
 from .parsing import Blueprint
 
@@ -30,7 +31,8 @@ class CodeListSchema(Schema):
 @blp.response(200, CodeListSchema)
 def list_violations() -> Response:
     """Every violation code, the rule it stands for and its message templates."""
-    body = {"violations": [{"code": c.code, "rule": c.rule, "message": {"en": c.en, "nl": c.nl},
+    body = {"violations": [{"code": c.code, "rule": c.rule,
+                            "message": {lang: gettext(lang, c.message, c.code) for lang in LANGUAGES},
                             "type": f"/problems/{c.code}"}
                            for c in v.CODES.values()]}
     return json_response(body)

@@ -27,7 +27,7 @@ Precise subclasses say what went wrong, the way python-chess splits
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["EngineError"]
 
@@ -40,6 +40,8 @@ class EngineError(ValueError):
     """
 
     code: str = "bad-request"
+    members: tuple[str, ...] = ()
+    """Parameters a client reads as facts of their own (a problem's extension members)."""
 
     def __init__(self, message: str, *, code: str | None = None, field: str | None = None,
                  params: Mapping[str, Any] | None = None) -> None:
@@ -48,6 +50,13 @@ class EngineError(ValueError):
             self.code = code  # an instance may refine its class's code
         self.field = field
         self.params: Mapping[str, Any] = dict(params or {})
+
+    def at(self, field: str) -> Self:
+        """Say where the input was, when the error could not know (a card read from
+        ``cards.3`` does not know its index); a field already known is kept."""
+        if self.field is None:
+            self.field = field
+        return self
 
     @property
     def message(self) -> str:

@@ -92,6 +92,7 @@ class SearchTooLarge(EngineError):
     """
 
     code = "search-too-large"
+    members = ("budget",)
 
     def __init__(self, budget: int) -> None:
         self.budget = budget

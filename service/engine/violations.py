@@ -1,14 +1,17 @@
 """Rulings that say no: violation codes and their messages (SPEC §4).
 
 A violation is a ruling, not an error: the request was well formed, but the
-play breaks a rule. Each code is stable kebab-case and has an English and a
-Dutch message; ``GET /v1/violations`` publishes this catalog.
+play breaks a rule. Each code is stable kebab-case, states its rule in one
+line and has an English message template; ``GET /v1/violations`` publishes
+this catalog. Translations of rules and messages are not the engine's business:
+they live in the gettext catalogs of ``service/i18n`` (msgctxt = the code for a
+message, ``rule`` for a rule).
 
 >>> v = Violation("run-too-short", {"min": 4, "count": 3})
->>> v.message("en")
+>>> v.message()
 'A run needs at least 4 cards; this one has 3.'
->>> v.message("nl")
-'Een reeks heeft minstens 4 kaarten nodig; deze heeft er 3.'
+>>> v.to_dict()
+{'code': 'run-too-short', 'message': 'A run needs at least 4 cards; this one has 3.', 'min': 4, 'count': 3}
 """
 
 from __future__ import annotations
@@ -23,88 +26,65 @@ from typing import Any
 class Code:
     code: str
     rule: str  # what the rule is, one line, English
-    en: str
-    nl: str
+    message: str  # the English template of a ruling that cites it ({field}s from its params)
 
 
 _CODES: tuple[Code, ...] = (
     # -- melds --------------------------------------------------------------------------
-    Code("meld-empty", "a meld has cards", "A meld needs cards.", "Een combinatie heeft kaarten nodig."),
+    Code("meld-empty", "a meld has cards", "A meld needs cards."),
     Code("not-a-meld", "a meld is a set (one rank) or a run (one suit, in sequence)",
-         "These cards are neither a set (one rank) nor a run (one suit in sequence).",
-         "Deze kaarten vormen geen set (één rang) en geen reeks (één kleur op volgorde)."),
+         "These cards are neither a set (one rank) nor a run (one suit in sequence)."),
     Code("set-too-short", "a set has at least set_min cards",
-         "A set needs at least {min} cards; this one has {count}.",
-         "Een set heeft minstens {min} kaarten nodig; deze heeft er {count}."),
+         "A set needs at least {min} cards; this one has {count}."),
     Code("set-too-long", "a set has at most set_max cards",
-         "A set has at most {max} cards; this one would have {count}.",
-         "Een set heeft hoogstens {max} kaarten; deze zou er {count} hebben."),
+         "A set has at most {max} cards; this one would have {count}."),
     Code("mixed-ranks", "every natural card of a set has the same rank",
-         "A set's cards must all have the same rank.",
-         "De kaarten van een set moeten allemaal dezelfde rang hebben."),
+         "A set's cards must all have the same rank."),
     Code("duplicate-suit", "no two cards of a set share a suit (set_distinct_suits)",
-         "A set may not hold two cards of the same suit ({suit}).",
-         "Een set mag geen twee kaarten van dezelfde kleur ({suit}) bevatten."),
+         "A set may not hold two cards of the same suit ({suit})."),
     Code("run-too-short", "a run has at least run_min cards",
-         "A run needs at least {min} cards; this one has {count}.",
-         "Een reeks heeft minstens {min} kaarten nodig; deze heeft er {count}."),
+         "A run needs at least {min} cards; this one has {count}."),
     Code("run-too-long", "a run has at most run_max cards",
-         "A run has at most {max} cards; this one would have {count}.",
-         "Een reeks heeft hoogstens {max} kaarten; deze zou er {count} hebben."),
+         "A run has at most {max} cards; this one would have {count}."),
     Code("mixed-suits", "every natural card of a run has the same suit",
-         "A run's cards must all be of one suit.",
-         "De kaarten van een reeks moeten allemaal van één kleur zijn."),
+         "A run's cards must all be of one suit."),
     Code("duplicate-rank", "no rank appears twice in a run",
-         "A run may not hold the same rank twice ({rank}).",
-         "Een reeks mag dezelfde rang niet twee keer bevatten ({rank})."),
+         "A run may not hold the same rank twice ({rank})."),
     Code("not-in-sequence", "a run's cards are consecutive, given in order",
-         "A run's cards must be consecutive and given in sequence order.",
-         "De kaarten van een reeks moeten opeenvolgend zijn en op volgorde liggen."),
+         "A run's cards must be consecutive and given in sequence order."),
     Code("ace-wraparound", "a run may not turn the corner K-A-2 (unless ace is around)",
-         "A run may not go round the corner from king through ace to two.",
-         "Een reeks mag niet van heer via aas naar twee doorlopen."),
+         "A run may not go round the corner from king through ace to two."),
     Code("ace-not-low", "the ace may not stand below the two in this rule set",
-         "The ace may not be used low (A-2-3) under these rules.",
-         "De aas mag onder deze regels niet laag (A-2-3) gebruikt worden."),
+         "The ace may not be used low (A-2-3) under these rules."),
     Code("ace-not-high", "the ace may not stand above the king in this rule set",
-         "The ace may not be used high (Q-K-A) under these rules.",
-         "De aas mag onder deze regels niet hoog (V-H-A) gebruikt worden."),
+         "The ace may not be used high (Q-K-A) under these rules."),
     Code("too-few-naturals", "a meld needs set_min_naturals / run_min_naturals natural cards",
-         "This meld needs at least {min} natural (non-joker) card(s).",
-         "Deze combinatie heeft minstens {min} echte kaart(en) (geen joker) nodig."),
+         "This meld needs at least {min} natural (non-joker) card(s)."),
     Code("joker-mismatch", "a joker stands for the card at its place",
-         "The joker written {declared} cannot stand there; it would be {actual}.",
-         "De joker als {declared} kan daar niet liggen; daar hoort {actual}."),
+         "The joker written {declared} cannot stand there; it would be {actual}."),
     Code("kind-mismatch", "a meld asked to be read as one kind must be that kind",
-         "These cards cannot be read as a {kind}.",
-         "Deze kaarten vormen geen {kind}."),
+         "These cards cannot be read as a {kind}."),
     # -- opening ------------------------------------------------------------------------
     Code("opening-below-threshold", "a player's first melds reach opening_min_points",
-         "The opening melds count {points} points; at least {threshold} are needed.",
-         "De openingscombinaties tellen {points} punten; er zijn er minstens {threshold} nodig."),
+         "The opening melds count {points} points; at least {threshold} are needed."),
     Code("invalid-meld", "every meld of an opening is a legal meld",
-         "Meld {meld} is not legal.", "Combinatie {meld} is niet geldig."),
+         "Meld {meld} is not legal."),
     # -- building -----------------------------------------------------------------------
     Code("build-before-opening", "building only after one's own opening (build_requires_opening)",
-         "You may build on melds only after your own opening.",
-         "Je mag pas aanleggen na je eigen opening."),
+         "You may build on melds only after your own opening."),
     Code("build-does-not-fit", "a card built on a meld extends it legally",
-         "{card} does not fit this meld.", "{card} past niet bij deze combinatie."),
+         "{card} does not fit this meld."),
     Code("meld-closed", "a closed meld takes no more cards",
-         "This meld is closed; {card} cannot be added.",
-         "Deze combinatie is gesloten; {card} kan er niet bij."),
+         "This meld is closed; {card} cannot be added."),
     # -- jokers -------------------------------------------------------------------------
     Code("release-before-opening", "releasing only after one's own opening (release_requires_opening)",
-         "You may release a joker only after your own opening.",
-         "Je mag pas een joker vrijspelen na je eigen opening."),
+         "You may release a joker only after your own opening."),
     Code("no-joker", "a release needs a joker in the meld",
-         "This meld holds no joker to release.", "Deze combinatie bevat geen joker om vrij te spelen."),
+         "This meld holds no joker to release."),
     Code("joker-not-releasable", "a joker leaves a meld only as release_set / release_run allow",
-         "No joker can be released from this meld with these cards ({reason}).",
-         "Met deze kaarten kan geen joker uit deze combinatie worden vrijgespeeld ({reason})."),
+         "No joker can be released from this meld with these cards ({reason})."),
     Code("release-wrong-card", "only the card a joker stands for frees it from a run (exact)",
-         "{card} is not the card a joker in this meld stands for.",
-         "{card} is niet de kaart waarvoor een joker in deze combinatie staat."),
+         "{card} is not the card a joker in this meld stands for."),
 )
 
 CODES: Mapping[str, Code] = MappingProxyType({c.code: c for c in _CODES})
@@ -134,13 +114,18 @@ class Violation:
     params: Mapping[str, Any] = field(default_factory=dict)
     where: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"meld": 1}, {"turn": 3, "play": 0}
 
-    def message(self, lang: str = "en") -> str:
-        entry = CODES[self.code]
-        template = entry.nl if lang == "nl" else entry.en
-        return template.format_map(_Missing({k: str(v) for k, v in self.params.items()}))
+    @property
+    def template(self) -> str:
+        """The English message template of this violation's code."""
+        return CODES[self.code].message
+
+    def message(self) -> str:
+        """The English message, its fields filled in from ``params``."""
+        return self.template.format_map(_Missing({k: str(v) for k, v in self.params.items()}))
 
     def at(self, **where: Any) -> Violation:
         return Violation(self.code, self.params, {**self.where, **where})
 
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
-        return {"code": self.code, "message": self.message(lang), **self.where, **self.params}
+    def to_dict(self) -> dict[str, Any]:
+        """The violation as data, its message in English."""
+        return {"code": self.code, "message": self.message(), **self.where, **self.params}

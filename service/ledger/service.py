@@ -248,7 +248,7 @@ class LedgerService:
     def get(self, match_id: str) -> Match:
         s = self.store.load(match_id)
         if s is None:
-            raise _not_found(match_id)
+            raise match_not_found(match_id)
         return Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
 
     def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int]:
@@ -314,7 +314,7 @@ class LedgerService:
         for attempt in range(CAS_ATTEMPTS):
             s = self.store.load(match_id, key or None)
             if s is None:
-                raise _not_found(match_id)
+                raise match_not_found(match_id)
             m = Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
             if not authorized:
                 _authorize(m, token)
@@ -357,7 +357,7 @@ class LedgerService:
                 assert res.payload is not None
                 return self._replay(m, res.payload, fp)
             if res.kind == "missing":
-                raise _not_found(match_id)
+                raise match_not_found(match_id)
             time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
         raise Busy("Too many concurrent writes to this match; retry.")
 
@@ -389,7 +389,7 @@ class LedgerService:
         """The whole ledger with its answered keys (needs the token), and its signature."""
         stored, entries, answered = self.store.snapshot(match_id)
         if stored is None:
-            raise _not_found(match_id)
+            raise match_not_found(match_id)
         m = Match.from_stored(match_id, stored.meta, stored.state, stored.version, stored.head,
                               stored.token_hash)
         _authorize(m, token)
@@ -487,7 +487,7 @@ def _parse_prior(prior: str) -> tuple[str, int]:
     return fp, int(seq)
 
 
-def _not_found(match_id: str) -> MatchNotFound:
+def match_not_found(match_id: str) -> MatchNotFound:
     return MatchNotFound(f"No match {match_id!r} (it may have expired; import its export "
                          "to restore it).", id=match_id)
 

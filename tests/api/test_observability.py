@@ -201,11 +201,11 @@ def test_problems_rate_limits_and_budget_refusals():
 
     @bp.route("/limited")
     def limited():
-        raise Problem(429, "rate-limited", "slow down", headers={"Retry-After": "1"})
+        raise Problem("rate-limited", "slow down", headers={"Retry-After": "1"})
 
     @bp.route("/too-large")
     def too_large():
-        raise Problem(422, "search-too-large", "too many combinations")
+        raise Problem("search-too-large", "too many combinations")
 
     app = create_app()
     app.register_blueprint(bp)

@@ -53,7 +53,7 @@ def test_record(path: Path) -> None:
         v = ruling.violation
         assert v is not None
         assert {"code": v.code, "turn": v.where["turn"], "play": v.where["play"]} == expect["violation"]
-        assert v.message("en") and v.message("nl")
+        assert v.message()  # its Dutch form: tests/i18n
         return
     assert ruling.violation is None
     if expect["result"] is None:

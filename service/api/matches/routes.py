@@ -2,7 +2,8 @@
 
 The ledger's work (tokens, idempotency, compare-and-set, export, import) is
 :class:`service.ledger.service.LedgerService`; its domain errors become problems
-here, through one table of codes to HTTP statuses (:data:`STATUS`).
+here, through the app's one error handler and its table of codes to HTTP statuses
+(:data:`service.api.problems.STATUS`).
 
 Writes (hands, buy-ins, delete) need ``Authorization: Bearer <token>``, the
 write secret returned once by ``POST /v1/matches``. Appends need an
@@ -21,16 +22,11 @@ import orjson
 from flask import Response, current_app, request
 from marshmallow import ValidationError
 
-from ...engine.cards import CardError
-from ...engine.match import EntryError, MatchError
-from ...engine.rules import RuleSetError
-from ...engine.scoring import ScoringError
+from ...i18n import N_
 from ...ledger import get_service, limits
-from ...ledger.errors import LedgerError
-from ...ledger.service import Appended, HandEntry, LedgerService, Match
-from ..common import violation_dict
+from ...ledger.service import Appended, HandEntry, LedgerService, Match, match_not_found
 from ..parsing import Blueprint
-from ..problems import Problem, from_engine, language
+from ..problems import Problem
 from .schemas import (
     ID_RE,
     AppendedSchema,
@@ -50,97 +46,8 @@ from .schemas import (
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
                 description="Match ledgers: scored hands in a hash chain, with standings.")
 
-RETRY_AFTER = "2"
-
-# -- domain errors → problems: the one table of statuses ------------------------------------
-
-STATUS: dict[str, int] = {
-    "match-not-found": 404, "entry-not-found": 404,
-    "token-required": 401, "token-invalid": 403,
-    "precondition-failed": 412,
-    "match-exists": 409, "match-full": 409, "match-finished": 409,
-    "buy-ins-not-allowed": 409, "player-not-eliminated": 409, "buy-ins-closed": 409,
-    "buy-ins-exhausted": 409,
-    "entry-too-large": 413,
-    "idempotency-key-reused": 422, "signature-invalid": 422, "chain-broken": 422,
-    "rescore-mismatch": 422, "invalid-entry": 422, "illegal-record": 422,
-    "hand-not-finished": 422, "hand-players": 422, "unknown-player": 422,
-    "duplicate-player": 422, "invalid-player-id": 422, "player-count": 422,
-    "invalid-parameter": 422,
-    "ledger-busy": 503, "ledger-unavailable": 503,
-}
-
-_HEADERS: dict[str, dict[str, str]] = {
-    "token-required": {"WWW-Authenticate": 'Bearer realm="kaluki-matches"'},
-    "ledger-busy": {"Retry-After": "1"},
-    "ledger-unavailable": {"Retry-After": RETRY_AFTER},
-}
-
-# details that are not the exception's own message (no Redis internals in an answer)
-_DETAIL = {
-    "ledger-unavailable": "The match store (Redis) cannot be reached; nothing was written. "
-                          "Retry later with the same Idempotency-Key.",
-}
-
-_NL: dict[str, str] = {
-    "match-not-found": "Geen partij {id!r} (misschien verlopen; importeer de export).",
-    "entry-not-found": "Partij {id!r} heeft geen entry {seq}.",
-    "token-required": "Deze wijziging vraagt het token van de partij.",
-    "token-invalid": "Het token hoort niet bij deze partij.",
-    "precondition-failed": "If-Match komt niet overeen met de huidige ETag van de partij.",
-    "idempotency-key-reused": "Deze Idempotency-Key hoort bij een ander verzoek.",
-    "match-exists": "Partij {id!r} bestaat al met een ander verloop.",
-    "ledger-unavailable": "De opslag van partijen (Redis) is onbereikbaar; er is niets "
-                          "geschreven. Probeer het later opnieuw met dezelfde Idempotency-Key.",
-    "illegal-record": "Het spelverslag overtreedt een regel; zie 'violations'.",
-}
-
-
-def _problem(code: str, detail: str, field: str | None, default: int = 422,
-             **params: Any) -> Problem:
-    nl = _NL.get(code)
-    try:
-        nl = nl.format(**params) if nl else None
-    except (KeyError, IndexError):
-        nl = None  # a detail without its parameters: the English one serves
-    return Problem(STATUS.get(code, default), code, _DETAIL.get(code, detail),
-                   errors={field: [detail]} if field else None,
-                   nl=nl, headers=_HEADERS.get(code))
-
-
-@blp.errorhandler(LedgerError)
-def _ledger_error(exc: LedgerError) -> Response:
-    return _problem(exc.code, str(exc), exc.field, **exc.params).response()
-
-
-@blp.errorhandler(MatchError)
-def _match_error(exc: MatchError) -> Response:
-    return _problem(exc.code, str(exc), exc.field, default=409).response()
-
-
-@blp.errorhandler(EntryError)
-def _entry_error(exc: EntryError) -> Response:
-    cause = exc.cause
-    if exc.violation is not None:
-        return Problem(422, exc.code, str(exc), nl=_NL.get(exc.code),
-                       violations=[violation_dict(exc.violation, language())]).response()
-    if isinstance(cause, (ScoringError, CardError)):  # the engine's own texts, Dutch included
-        return from_engine(cause, exc.field).response()
-    if isinstance(cause, RuleSetError):
-        problem = from_engine(cause, exc.field)
-        problem.errors = {exc.field: [str(cause)]}
-        return problem.response()
-    return _problem(exc.code, str(exc), exc.field).response()
-
-
-@blp.errorhandler(RuleSetError)
-def _ruleset_error(exc: RuleSetError) -> Response:
-    return from_engine(exc, "ruleset").response()
-
-
-@blp.errorhandler(ScoringError)
-def _scoring_error(exc: ScoringError) -> Response:
-    return from_engine(exc, "players").response()
+# Domain errors (LedgerError, MatchError, EntryError, …) reach the client through the app's
+# one error handler (service/api/problems.py): codes to statuses in its STATUS table.
 
 
 # -- parsing --------------------------------------------------------------------------------
@@ -158,9 +65,7 @@ def _service() -> LedgerService:
 
 def _check_id(match_id: str) -> None:
     if not ID_RE.match(match_id):
-        raise Problem(404, "match-not-found", f"No match {match_id!r} (it may have expired; "
-                      "import its export to restore it).",
-                      nl=f"Geen partij {match_id!r} (misschien verlopen; importeer de export).")
+        raise match_not_found(match_id)
 
 
 def _bearer() -> str | None:
@@ -179,12 +84,10 @@ def _if_match() -> Callable[[int, str], bool] | None:
 def _idempotency_key(required: bool) -> str:
     key = request.headers.get("Idempotency-Key", "").strip()
     if not key and required:
-        raise Problem(400, "idempotency-key-required", "Appending a hand needs an "
-                      "Idempotency-Key header (a fresh random string per hand).",
-                      nl="Een hand toevoegen vraagt een Idempotency-Key-header.")
+        raise Problem("idempotency-key-required", N_("Appending a hand needs an Idempotency-Key "
+                                                     "header (a fresh random string per hand)."))
     if len(key) > 255:
-        raise Problem(400, "idempotency-key-invalid", "An Idempotency-Key has at most 255 "
-                      "characters.")
+        raise Problem("idempotency-key-invalid", "An Idempotency-Key has at most 255 characters.")
     return key
 
 
@@ -192,7 +95,7 @@ def _parse_cursor(cursor: str | None) -> int:
     if not cursor:
         return 0
     if not cursor.isdecimal() or len(cursor) > 9:  # isdigit() also takes "³", which int() refuses
-        raise Problem(422, "invalid-cursor", "Use the next_cursor of a previous page.",
+        raise Problem("invalid-cursor", "Use the next_cursor of a previous page.",
                       errors={"cursor": ["not a cursor"]})
     return int(cursor)
 
@@ -392,7 +295,7 @@ def _check_entries(entries: list[Any]) -> None:
                 # a missing input is None, which load refuses with a ValidationError
                 score_schema.load(e.get("input"))  # type: ignore[arg-type]
             except ValidationError as exc:
-                raise Problem(422, "invalid-entry", f"entry {i}: its input is not a score body",
+                raise Problem("invalid-entry", f"entry {i}: its input is not a score body",
                               errors={f"entries.{i}.input": exc.messages}) from None
 
 
