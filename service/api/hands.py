@@ -62,9 +62,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
         result = score_hand(rules, args["winner"], args["finish"], players)
     except EngineError as exc:  # the app's handler answers it, located at "players"
         raise exc.at("players") from None
-    return {"special": result.special,
-            "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
-                        "penalty": s.penalty} for s in result.scores]}
+    return result.to_dict()
 
 
 @blp.route("/score", methods=["POST"])

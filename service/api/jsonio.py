@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -31,7 +32,14 @@ class OrjsonProvider(JSONProvider):
                                         mimetype=self.mimetype)
 
 
-def json_response(body: Any, status: int = 200) -> Response:
-    """A JSON response built directly (no app proxy lookups on the hot path)."""
-    return Response(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status,
-                    mimetype="application/json")
+def json_response(body: Any, status: int = 200,
+                  headers: Mapping[str, str] | None = None) -> Response:
+    """A JSON response built directly (no app proxy lookups on the hot path): ``body`` is
+    data to encode, or JSON already encoded (``bytes``/``str``, e.g. a cached document)."""
+    raw = body if isinstance(body, (bytes, str)) else orjson.dumps(
+        body, option=orjson.OPT_NON_STR_KEYS)
+    resp = Response(raw, status=status, mimetype="application/json")
+    if headers:
+        for k, v in headers.items():
+            resp.headers[k] = v
+    return resp

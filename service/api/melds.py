@@ -33,10 +33,6 @@ KIND = fields.String(validate=validate.OneOf(["set", "run"]), load_default=None,
                      metadata={"description": "read the cards as this kind only"})
 
 
-def _json(body: dict[str, Any]) -> Response:
-    return json_response(body)
-
-
 class ValidateSchema(StrictSchema):
     ruleset = ruleset_field()
     cards = card_list(required=True, ref="MeldCard", metadata={"example": ["Jd", "JK", "Kd"]})
@@ -62,7 +58,7 @@ def validate_meld(args: dict[str, Any]) -> Response:
     tokens = meld_cards_at(args["cards"], "cards")
     deck_check([t.card for t in tokens], rules, "cards")
     ruling = m.validate(tokens, rules, args["kind"])
-    return _json({
+    return json_response({
         "valid": ruling.valid,
         "meld": render_meld(ruling.meld, rules) if ruling.meld else None,
         "alternatives": [render_meld(a, rules) for a in ruling.alternatives],
@@ -111,7 +107,7 @@ def opening(args: dict[str, Any]) -> Response:
         raise Problem("validation-error", "too many cards", errors={"melds": ["too many cards"]})
     deck_check([t.card for ts in token_lists for t in ts], rules, "melds")
     ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
-    return _json({
+    return json_response({
         "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
         "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
         "violations": render_violations(ruling.violations),
@@ -159,5 +155,5 @@ def build(args: dict[str, Any]) -> Response:
     deck_check([c.card for c in meld.cards] + [t.card for t in added], rules, "cards")
     placed = [m.Placed(t, c["end"]) for t, c in zip(added, args["cards"], strict=True)]
     ruling = m.build(meld, placed, rules, args["opened"])
-    return _json({"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),
+    return json_response({"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),
                   "violations": render_violations(ruling.violations)})

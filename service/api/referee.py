@@ -171,10 +171,6 @@ class TurnCheckResponse(Schema):
 
 # -- helpers ---------------------------------------------------------------------------
 
-def _json(body: dict[str, Any]) -> Response:
-    return json_response(body)
-
-
 def _engine(fn: Callable[[], T]) -> T:
     """Run an engine reader; its errors become 422 problems naming the field."""
     try:
@@ -221,8 +217,7 @@ def render_adjudication(a: ref.Adjudication, rules: RuleSet) -> dict[str, Any]:
     if a.result is not None:
         result = {"winner": a.result.winner, "finish": a.result.finish,
                   "special": a.result.score.special,
-                  "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
-                              "penalty": s.penalty} for s in a.result.score.scores]}
+                  "scores": [s.to_dict() for s in a.result.score.scores]}
     return {"legal": a.legal,
             "violations": render_violations([a.violation] if a.violation else []),
             "result": result, "state": render_state(a.state, rules)}
@@ -274,7 +269,7 @@ def adjudicate() -> Response:
     data = _with_line(lambda: _read_record_body(lines), lines)
     record = _with_line(lambda: _engine(lambda: ref.parse_record(data)), lines)
     if not steps:
-        return _json(render_adjudication(_engine(lambda: ref.adjudicate(record)),
+        return json_response(render_adjudication(_engine(lambda: ref.adjudicate(record)),
                                          record.rules))
     states: list[ref.HandState] = []
     body = _with_line(lambda: _engine(lambda: render_adjudication(
@@ -283,7 +278,7 @@ def adjudicate() -> Response:
     body["steps"] = [{"turn": k - 1 if k else None, "played": played[k - 1] if k else None,
                       "state": render_state(state, record.rules)}
                      for k, state in enumerate(states)]
-    return _json(body)
+    return json_response(body)
 
 
 @blp.route("/turns/check", methods=["POST"])
@@ -300,7 +295,7 @@ def check_turn(args: dict[str, Any]) -> Response:
     turn = _engine(lambda: ref.parse_turn(args["turn"], "turn"))
     checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
                                                       args["laid_before"]))
-    return _json({"legal": checked.legal,
+    return json_response({"legal": checked.legal,
                   "violations": render_violations([checked.violation] if checked.violation else []),
                   "table": [render_meld(x, rules) for x in checked.table],
                   "hand": [str(c) for c in checked.hand], "opened": checked.opened,

@@ -9,7 +9,7 @@ from marshmallow import Schema, fields
 
 from ..engine.rules import CATALOG, PARAMS, RuleSet
 from ..i18n import N_
-from .jsonio import dumps
+from .jsonio import dumps, json_response
 from .parsing import Blueprint, Int
 from .problems import Problem
 
@@ -52,16 +52,11 @@ _LIST = dumps({"rulesets": [summary(r) for r in CATALOG.values()]})
 _DETAIL = {name: dumps(detail(r)) for name, r in CATALOG.items()}
 
 
-def _json(body: bytes) -> Response:
-    from flask import current_app
-    return current_app.response_class(body, mimetype="application/json")
-
-
 @blp.route("")
 @blp.response(200, RuleSetListSchema)
 def list_rulesets() -> Response:
     """List the catalog."""
-    return _json(_LIST)
+    return json_response(_LIST)
 
 
 @blp.route("/<string:name>")
@@ -73,4 +68,4 @@ def get_ruleset(name: str) -> Response:
     if body is None:
         raise Problem("unknown-ruleset", N_("unknown rule set {name!r}; see /v1/rulesets"),
                       params={"name": name}, status=404)
-    return _json(body)
+    return json_response(body)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import Card, check_deck
 from .errors import EngineError
@@ -59,11 +60,19 @@ class PlayerScore:
     points: int
     penalty: int
 
+    def to_dict(self) -> dict[str, Any]:
+        """The score as data: the one rendering of it, for answers and ledgers alike."""
+        return {"id": self.id, "hand_value": self.hand_value, "points": self.points,
+                "penalty": self.penalty}
+
 
 @dataclass(frozen=True, slots=True)
 class HandScore:
     special: bool
     scores: tuple[PlayerScore, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"special": self.special, "scores": [s.to_dict() for s in self.scores]}
 
 
 def check_seats(count: int, rules: RuleSet) -> None:

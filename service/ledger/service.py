@@ -166,8 +166,7 @@ class HandEntry:
     def to_data(self) -> dict[str, Any]:
         return {"seq": self.seq, "type": "hand", "source": self.source, "input": self.input,
                 "winner": self.winner, "finish": self.finish, "special": self.special,
-                "scores": [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
-                            "penalty": s.penalty} for s in self.scores], "hash": self.hash}
+                "scores": [s.to_dict() for s in self.scores], "hash": self.hash}
 
 
 @dataclass(frozen=True, slots=True)

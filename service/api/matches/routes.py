@@ -25,6 +25,7 @@ from marshmallow import ValidationError
 from ...i18n import N_
 from ...ledger import get_service, limits
 from ...ledger.service import Appended, HandEntry, LedgerService, Match, match_not_found
+from ..jsonio import json_response
 from ..parsing import Blueprint
 from ..problems import Problem
 from .schemas import (
@@ -115,13 +116,6 @@ def view(m: Match) -> dict[str, Any]:
             "head": m.head, "created": m.created}
 
 
-def _json(body: bytes | str, status: int = 200, **headers: str) -> Response:
-    resp = current_app.response_class(body, status=status, mimetype="application/json")
-    for k, v in headers.items():
-        resp.headers[k.replace("_", "-")] = v
-    return resp
-
-
 def _appended(a: Appended) -> Response:
     e, m = a.entry, a.match
     if isinstance(e, HandEntry):
@@ -130,8 +124,8 @@ def _appended(a: Appended) -> Response:
     else:
         extra = {"player": e.player}
     doc = {"seq": e.seq, **extra, "hash": e.hash, "match": view(m)}
-    resp = _json(orjson.dumps(doc), 201, Location=f"/v1/matches/{m.id}/hands/{e.seq}",
-                 ETag=etag(m.version, m.head))
+    resp = json_response(doc, 201, {"Location": f"/v1/matches/{m.id}/hands/{e.seq}",
+                                    "ETag": etag(m.version, m.head)})
     if a.replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     return resp
@@ -179,8 +173,8 @@ def create(args: dict[str, Any]) -> Response:
     overrides = {k: v for k, v in args.items() if k not in ("ruleset", "players")}
     m, token = _service().create(args["ruleset"], args["players"], overrides)
     body = {"id": m.id, "token": token, "match": view(m)}
-    return _json(orjson.dumps(body), 201, Location=f"/v1/matches/{m.id}",
-                 ETag=etag(m.version, m.head))
+    return json_response(body, 201, {"Location": f"/v1/matches/{m.id}",
+                                     "ETag": etag(m.version, m.head)})
 
 
 @blp.route("/<match_id>", methods=["GET"])
@@ -193,7 +187,7 @@ def get(match_id: str) -> Response:
     tag = etag(m.version, m.head)
     if request.if_none_match and request.if_none_match.contains(tag.strip('"')):
         return Response(status=304, headers={"ETag": tag})
-    return _json(orjson.dumps(view(m)), ETag=tag)
+    return json_response(view(m), headers={"ETag": tag})
 
 
 @blp.route("/<match_id>", methods=["DELETE"])
@@ -253,7 +247,7 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
     nxt = str(start + len(items)) if start + len(items) < version else None
     body = b'{"items":[' + b",".join(i.encode("utf-8") for i in items) + b'],"next_cursor":' + \
         orjson.dumps(nxt) + b"}"
-    resp = _json(body)
+    resp = json_response(body)
     if nxt is not None:
         resp.headers["Link"] = f'</v1/matches/{match_id}/hands?cursor={nxt}&limit={limit}>; rel="next"'
     return resp
@@ -265,7 +259,7 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
 def get_entry(match_id: str, seq: int) -> Response:
     """One ledger entry by its sequence number."""
     _check_id(match_id)
-    return _json(_service().entry(match_id, seq).encode("utf-8"))
+    return json_response(_service().entry(match_id, seq).encode("utf-8"))
 
 
 @blp.route("/<match_id>/export", methods=["GET"])
@@ -281,9 +275,10 @@ def export(match_id: str) -> Response:
     head = orjson.dumps(ex.header())[:-1]
     body = head + b',"signature":' + orjson.dumps(signature) + b',"entries":[' + \
         b",".join(e.encode("utf-8") for e in ex.entries) + b"]}"
-    return _json(body, ETag=etag(ex.match.version, ex.match.head),
-                 Content_Disposition=f'attachment; filename="match-{ex.match.id}.json"',
-                 Cache_Control="no-store")
+    return json_response(body, headers={
+        "ETag": etag(ex.match.version, ex.match.head),
+        "Content-Disposition": f'attachment; filename="match-{ex.match.id}.json"',
+        "Cache-Control": "no-store"})
 
 
 def _check_entries(entries: list[Any]) -> None:
@@ -319,5 +314,5 @@ def import_match(args: dict[str, Any]) -> Response:
     doc = request.get_json()  # as sent: the signature covers it, not the loaded arguments
     _check_entries(args["entries"])
     m = _service().import_match(doc, _bearer())
-    return _json(orjson.dumps(view(m)), 201, Location=f"/v1/matches/{m.id}",
-                 ETag=etag(m.version, m.head))
+    return json_response(view(m), 201, {"Location": f"/v1/matches/{m.id}",
+                                        "ETag": etag(m.version, m.head)})
