@@ -95,8 +95,7 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
 
 def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": meld.kind, "cards": [c.text for c in meld.cards]}
-    if meld.kind == m.SET:
-        assert meld.rank is not None
+    if isinstance(meld, m.SetMeld):
         out["rank"] = RANKS[meld.rank - 1]
     else:
         out["suit"] = meld.suit

@@ -23,12 +23,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar
 
 from .cards import ACE, JOKER, RANKS, Card, MeldCard, parse_meld_card
 from .rules import RuleSet
 from .violations import Violation
 
-SET, RUN = "set", "run"
+
+class MeldKind(StrEnum):
+    """The two kinds of meld; each member equals (and renders as) its name."""
+
+    SET = "set"
+    RUN = "run"
+
+
+SET, RUN = MeldKind.SET, MeldKind.RUN
 
 
 def rank_of_value(v: int) -> int:
@@ -40,23 +50,12 @@ def rank_of_value(v: int) -> int:
 _RANK_AT = tuple(rank_of_value(v) for v in range(40))
 
 
-@dataclass(frozen=True, slots=True)
-class Meld:
-    """A legal meld as it lies on the table.
+class _Cards:
+    """What every meld offers, from its ``cards`` (a base without fields of its own)."""
 
-    ``cards`` are in canonical order (runs ascending) with every joker's
-    ``as_rank``/``as_suit`` filled in. ``start`` is the value of a run's lowest
-    card. ``locked`` marks a set closed by its history (``all_missing``: a
-    two-joker set that gave up one joker), which its cards alone cannot show.
-    """
+    __slots__ = ()
 
-    kind: str
     cards: tuple[MeldCard, ...]
-    rank: int | None = None
-    suit: str | None = None
-    start: int = 0
-    points: int = 0
-    locked: bool = False
 
     @property
     def naturals(self) -> list[Card]:
@@ -66,17 +65,12 @@ class Meld:
     def joker_count(self) -> int:
         return sum(1 for c in self.cards if c.is_joker)
 
-    @property
-    def end(self) -> int:
-        """Value of a run's highest card."""
-        return self.start + len(self.cards) - 1
-
     def jokers(self) -> list[tuple[int, str]]:
         """``(index, what it stands for)`` for every joker: ``"Qd"`` in runs, ``"7"`` in sets."""
         out = []
         for i, c in enumerate(self.cards):
             if c.is_joker:
-                assert c.as_rank is not None
+                assert c.as_rank is not None  # a meld's jokers are always declared
                 out.append((i, RANKS[c.as_rank - 1] + (c.as_suit or "")))
         return out
 
@@ -86,6 +80,49 @@ class Meld:
 
     def __str__(self) -> str:
         return " ".join(str(c) for c in self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class SetMeld(_Cards):
+    """A legal set as it lies on the table: cards of one ``rank``.
+
+    ``cards`` are in canonical order with every joker's ``as_rank`` filled in.
+    ``locked`` marks a set closed by its history (``all_missing``: a two-joker
+    set that gave up one joker), which its cards alone cannot show.
+    """
+
+    rank: int
+    cards: tuple[MeldCard, ...]
+    points: int = 0
+    locked: bool = False
+
+    kind: ClassVar[MeldKind] = MeldKind.SET
+
+
+@dataclass(frozen=True, slots=True)
+class RunMeld(_Cards):
+    """A legal run as it lies on the table: cards of one ``suit`` in sequence.
+
+    ``cards`` are ascending with every joker's ``as_rank``/``as_suit`` filled
+    in; ``start`` is the value of the lowest card (see the module docs).
+    """
+
+    suit: str
+    start: int
+    cards: tuple[MeldCard, ...]
+    points: int = 0
+    locked: bool = False
+
+    kind: ClassVar[MeldKind] = MeldKind.RUN
+
+    @property
+    def end(self) -> int:
+        """Value of the highest card."""
+        return self.start + len(self.cards) - 1
+
+
+Meld = SetMeld | RunMeld
+"""A legal meld as it lies on the table: a :class:`SetMeld` or a :class:`RunMeld`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +179,7 @@ def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
 
 # -- sets ------------------------------------------------------------------------------
 
-def read_set(tokens: Tokens, rules: RuleSet) -> Meld | Violation:
+def read_set(tokens: Tokens, rules: RuleSet) -> SetMeld | Violation:
     """The set these cards form, or the first rule they break."""
     n = len(tokens)
     naturals = [t.card for t in tokens if not t.is_joker]
@@ -165,7 +202,7 @@ def read_set(tokens: Tokens, rules: RuleSet) -> Meld | Violation:
         if t.is_joker and t.as_rank is not None and t.as_rank != rank:
             return Violation("joker-mismatch", {"declared": str(t), "actual": "JK=" + RANKS[rank - 1]})
     cards = tuple([MeldCard(JOKER, rank, None) if t.is_joker else t for t in tokens])
-    return Meld(SET, cards, rank=rank, points=set_points(rank, len(naturals), n - len(naturals), rules))
+    return SetMeld(rank, cards, set_points(rank, len(naturals), n - len(naturals), rules))
 
 
 # -- runs ------------------------------------------------------------------------------
@@ -226,10 +263,10 @@ def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> 
                    if s in allowed and _ends_ok(s, n, mode) and _fits(tokens, s, suit, declared)])
 
 
-def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> Meld:
+def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> RunMeld:
     cards = tuple([MeldCard(JOKER, _RANK_AT[start + i], suit) if t.is_joker else t
                    for i, t in enumerate(tokens)])
-    return Meld(RUN, cards, suit=suit, start=start, points=run_points(start, tokens, rules))
+    return RunMeld(suit, start, cards, run_points(start, tokens, rules))
 
 
 def _run_suit(tokens: Tokens) -> str | None:
@@ -241,7 +278,7 @@ def _run_suit(tokens: Tokens) -> str | None:
     return None
 
 
-def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
+def read_runs(tokens: Tokens, rules: RuleSet) -> list[RunMeld] | Violation:
     """Every run these cards form (read ascending or descending), or the first rule they break."""
     n = len(tokens)
     naturals = [t.card for t in tokens if not t.is_joker]
@@ -259,7 +296,7 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
     if len(set(ranks)) != len(ranks):
         dup = next(r for r in ranks if ranks.count(r) > 1)
         return Violation("duplicate-rank", {"rank": RANKS[dup - 1]})
-    readings: dict[tuple[int, int], Meld] = {}
+    readings: dict[tuple[int, int], RunMeld] = {}
     for seq in (tokens, tokens[::-1]):
         for s in _run_starts(seq, suit, rules.ace):
             readings.setdefault((s, len(seq)), _make_run(seq, s, suit, rules))
@@ -308,7 +345,7 @@ def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str |
     run_readings = (read_runs(tokens, rules)
                     if kind == RUN or (kind is None and distinct == len(ranks)) else None)
     legal: list[Meld] = []
-    if isinstance(set_reading, Meld):
+    if isinstance(set_reading, SetMeld):
         legal.append(set_reading)
     if isinstance(run_readings, list):
         legal.extend(run_readings)
@@ -316,7 +353,7 @@ def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str |
         return MeldRuling(True, legal[0])
     if legal:
         # most points first; a set before a run; then the lower run
-        legal.sort(key=lambda m: (-m.points, m.kind != SET, m.start))
+        legal.sort(key=lambda m: (-m.points, m.kind != SET, m.start if isinstance(m, RunMeld) else 0))
         return MeldRuling(True, legal[0], tuple(legal[1:]))
     if kind is None:
         set_reading = set_reading or read_set(tokens, rules)
@@ -355,7 +392,7 @@ def is_closed(meld: Meld, rules: RuleSet) -> bool:
     k = meld.joker_count
     if k == 0:
         return False
-    if meld.kind == RUN:
+    if isinstance(meld, RunMeld):
         return rules.release_run == "never"
     if meld.locked or rules.release_set == "never":
         return True
@@ -401,8 +438,7 @@ def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = Tr
 
 def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
     t = p.token
-    if meld.kind == SET:
-        assert meld.rank is not None
+    if isinstance(meld, SetMeld):
         if len(meld.cards) >= rules.effective_set_max:
             return None
         if t.is_joker:
@@ -415,7 +451,6 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
             return None
         return _set_with(meld, t, rules)
     # runs: high end first unless told otherwise
-    assert meld.suit is not None
     if len(meld.cards) >= rules.effective_run_max:
         return None
     ends = [p.end] if p.end else ["high", "low"]
@@ -437,26 +472,25 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
             card = t
         tokens = (*meld.cards, card) if end == "high" else (card, *meld.cards)
         start = meld.start if end == "high" else v
-        return Meld(RUN, tuple(tokens), suit=meld.suit, start=start,
-                    points=run_points(start, tokens, rules), locked=meld.locked)
+        return RunMeld(meld.suit, start, tuple(tokens), run_points(start, tokens, rules),
+                       locked=meld.locked)
     return None
 
 
-def _set_with(meld: Meld, card: MeldCard, rules: RuleSet) -> Meld:
+def _set_with(meld: SetMeld, card: MeldCard, rules: RuleSet) -> SetMeld:
     cards = (*meld.cards, card)
     n = sum(1 for c in cards if not c.is_joker)
-    assert meld.rank is not None
-    return Meld(SET, cards, rank=meld.rank, points=set_points(meld.rank, n, len(cards) - n, rules),
-                locked=meld.locked)
+    return SetMeld(meld.rank, cards, set_points(meld.rank, n, len(cards) - n, rules),
+                   locked=meld.locked)
 
 
 def _why_not_fit(meld: Meld, p: Placed, rules: RuleSet) -> Violation:
     card = str(p.token)
-    if meld.kind == SET and len(meld.cards) >= rules.effective_set_max:
+    if isinstance(meld, SetMeld) and len(meld.cards) >= rules.effective_set_max:
         return Violation("set-too-long", {"max": rules.effective_set_max, "count": len(meld.cards) + 1})
-    if meld.kind == RUN and len(meld.cards) >= rules.effective_run_max:
+    if isinstance(meld, RunMeld) and len(meld.cards) >= rules.effective_run_max:
         return Violation("run-too-long", {"max": rules.effective_run_max, "count": len(meld.cards) + 1})
-    if meld.kind == SET and not p.token.is_joker and p.token.card.rank == meld.rank:
+    if isinstance(meld, SetMeld) and not p.token.is_joker and p.token.card.rank == meld.rank:
         return Violation("duplicate-suit", {"suit": p.token.card.suit})
     return Violation("build-does-not-fit", {"card": card})
 
@@ -482,12 +516,12 @@ def release(meld: Meld, laid: Sequence[Card], rules: RuleSet, opened: bool = Tru
         return no(Violation("no-joker"))
     if not laid or any(c.is_joker for c in laid):
         return no(Violation("joker-not-releasable", {"reason": "lay natural cards"}))
-    if meld.kind == RUN:
+    if isinstance(meld, RunMeld):
         return _release_run(meld, laid, rules)
     return _release_set(meld, laid, rules)
 
 
-def _release_run(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
+def _release_run(meld: RunMeld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
     if rules.release_run == "never":
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
                                                         {"reason": "jokers never leave a run"}),))
@@ -499,16 +533,15 @@ def _release_run(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRul
                 break
         else:
             return ReleaseRuling(False, 0, meld, (Violation("release-wrong-card", {"card": str(c)}),))
-    new = Meld(RUN, tuple(cards), suit=meld.suit, start=meld.start,
-               points=run_points(meld.start, cards, rules), locked=meld.locked)
+    new = RunMeld(meld.suit, meld.start, tuple(cards), run_points(meld.start, cards, rules),
+                  locked=meld.locked)
     return ReleaseRuling(True, len(laid), new)
 
 
-def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
+def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
     def no(reason: str) -> ReleaseRuling:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable", {"reason": reason}),))
 
-    assert meld.rank is not None
     if rules.release_set == "never":
         return no("jokers never leave a set")
     if meld.locked:
@@ -546,8 +579,8 @@ def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRul
     return no(f"lay the naturals of all {missing} missing suits together")
 
 
-def _set_after(meld: Meld, laid: Sequence[Card], *, locked: bool, rules: RuleSet,
-               all_jokers: bool = False) -> Meld:
+def _set_after(meld: SetMeld, laid: Sequence[Card], *, locked: bool, rules: RuleSet,
+               all_jokers: bool = False) -> SetMeld:
     cards = list(meld.cards)
     if all_jokers:
         cards = [c for c in cards if not c.is_joker] + [MeldCard(c) for c in laid]
@@ -556,9 +589,8 @@ def _set_after(meld: Meld, laid: Sequence[Card], *, locked: bool, rules: RuleSet
             i = next(i for i, t in enumerate(cards) if t.is_joker)
             cards[i] = MeldCard(c)
     n = sum(1 for c in cards if not c.is_joker)
-    assert meld.rank is not None
-    return Meld(SET, tuple(cards), rank=meld.rank,
-                points=set_points(meld.rank, n, len(cards) - n, rules), locked=locked)
+    return SetMeld(meld.rank, tuple(cards), set_points(meld.rank, n, len(cards) - n, rules),
+                   locked=locked)
 
 
 def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> MeldRuling:

@@ -216,7 +216,7 @@ class Bot:
     def releases(self, p: str, plays: list[dict[str, Any]], keep: int) -> None:
         rules, hand = self.rules, self.hands[p]
         for idx, meld in enumerate(list(self.table)):
-            if meld.kind != m.RUN or meld.joker_count == 0:
+            if not isinstance(meld, m.RunMeld) or meld.joker_count == 0:
                 continue
             for _, stands in meld.jokers():
                 c = Card.parse(stands)

@@ -70,7 +70,18 @@ from itertools import combinations, product
 
 from .cards import JOKER, SUITS, Card, MeldCard, card_at, check_deck
 from .errors import EngineError
-from .melds import RUN, SET, Meld, rank_of_value, run_card_value, run_points, set_points
+from .melds import (
+    RUN,
+    SET,
+    Meld,
+    MeldKind,
+    RunMeld,
+    SetMeld,
+    rank_of_value,
+    run_card_value,
+    run_points,
+    set_points,
+)
 from .rules import RuleSet
 from .scoring import card_value
 
@@ -132,7 +143,7 @@ class Analysis:
     opening_points: int = 0
 
 
-_Candidate = tuple[tuple[int, ...], int, int, str, object, int]
+_Candidate = tuple[tuple[int, ...], int, int, MeldKind, int | str, int]
 """A meld the hand can form: (natural positions ascending, jokers, points, kind,
 rank (sets) or suit (runs), start value (runs))."""
 
@@ -475,7 +486,8 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
         joined = False
         for i, x in enumerate(out):
             for j, y in enumerate(out):
-                if i == j or x.kind != RUN or y.kind != RUN or x.suit != y.suit:
+                if i == j or not isinstance(x, RunMeld) or not isinstance(y, RunMeld) \
+                        or x.suit != y.suit:
                     continue
                 if len(x.cards) + len(y.cards) > rules.effective_run_max:
                     continue
@@ -484,8 +496,7 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
                 if rules.ace != "around" and x.end + 1 != y.start:
                     continue
                 tokens = x.cards + y.cards
-                run = Meld(RUN, tokens, suit=x.suit, start=x.start,
-                           points=run_points(x.start, tokens, rules))
+                run = RunMeld(x.suit, x.start, tokens, run_points(x.start, tokens, rules))
                 if run.points != x.points + y.points:
                     continue
                 out[min(i, j)] = run
@@ -499,16 +510,15 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
 
 def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
     """The candidate laid out as :func:`.melds.validate` reads it, jokers declared."""
-    naturals, k, _, kind, what, start = c
-    if kind == SET:
-        assert isinstance(what, int)
+    naturals, k, _, _, what, start = c
+    if isinstance(what, int):  # a set's rank
         cards = tuple(MeldCard(card_at(types[p])) for p in naturals) + (
             MeldCard(JOKER, what, None),) * k
-        return Meld(SET, cards, rank=what, points=set_points(what, len(naturals), k, rules))
-    assert isinstance(what, str)
+        return SetMeld(what, cards, set_points(what, len(naturals), k, rules))
+    # a run's suit
     held = {card_at(types[p]).rank for p in naturals}
     tokens = tuple(
         MeldCard(Card(rank_of_value(v), what)) if rank_of_value(v) in held
         else MeldCard(JOKER, rank_of_value(v), what)
         for v in range(start, start + len(naturals) + k))
-    return Meld(RUN, tokens, suit=what, start=start, points=run_points(start, tokens, rules))
+    return RunMeld(what, start, tokens, run_points(start, tokens, rules))
