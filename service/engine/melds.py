@@ -27,7 +27,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from .cards import ACE, JOKER, RANKS, Card, MeldCard, parse_meld_card
-from .rules import RuleSet
+from .rules import REPRESENTED, AceMode, ReleaseRunMode, ReleaseSetMode, RuleSet
 from .violations import Violation
 
 
@@ -160,7 +160,7 @@ def run_card_value(value: int, rules: RuleSet) -> int:
 
 def _joker_points(represented: int, rules: RuleSet) -> int:
     jv = rules.joker_opening_value
-    return represented if jv == "represented" else int(jv)
+    return represented if jv == REPRESENTED else int(jv)
 
 
 def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
@@ -170,7 +170,7 @@ def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
 
 def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
     total = 0
-    represented = rules.joker_opening_value == "represented"
+    represented = rules.joker_opening_value == REPRESENTED
     for i, t in enumerate(tokens):
         v = run_card_value(start + i, rules)
         total += v if represented or not t.is_joker else _joker_points(v, rules)
@@ -207,29 +207,33 @@ def read_set(tokens: Tokens, rules: RuleSet) -> SetMeld | Violation:
 
 # -- runs ------------------------------------------------------------------------------
 
-def _ace_ok(value: int, mode: str) -> bool:
+_ACE_LOW = (AceMode.LOW, AceMode.HIGH_OR_LOW, AceMode.AROUND)
+_ACE_HIGH = (AceMode.HIGH, AceMode.HIGH_OR_LOW, AceMode.AROUND)
+
+
+def _ace_ok(value: int, mode: AceMode) -> bool:
     if value == 1:
-        return mode in ("low", "high_or_low", "around")
+        return mode in _ACE_LOW
     if value == 14:
-        return mode in ("high", "high_or_low", "around")
+        return mode in _ACE_HIGH
     return True
 
 
-def _starts(n: int, mode: str) -> range:
+def _starts(n: int, mode: AceMode) -> range:
     """Values a run of ``n`` cards may start at under ace ``mode``."""
-    if mode == "around":
+    if mode == AceMode.AROUND:
         return range(1, 14)
     return range(1, 14 - n + 2)
 
 
-def _ends_ok(start: int, n: int, mode: str) -> bool:
+def _ends_ok(start: int, n: int, mode: AceMode) -> bool:
     """Whether an ace may lie at either end of the run ``start``..``start + n - 1``.
 
     Runs start within :func:`_starts`, so outside ``around`` an ace can only be
     the lowest card (value 1) or the highest (value 14): checking the ends is
     checking every card.
     """
-    return mode == "around" or (_ace_ok(start, mode) and _ace_ok(start + n - 1, mode))
+    return mode == AceMode.AROUND or (_ace_ok(start, mode) and _ace_ok(start + n - 1, mode))
 
 
 def _fits(tokens: Tokens, start: int, suit: str, declared: bool) -> bool:
@@ -245,7 +249,7 @@ def _fits(tokens: Tokens, start: int, suit: str, declared: bool) -> bool:
     return True
 
 
-def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> list[int]:
+def _run_starts(tokens: Tokens, suit: str, mode: AceMode, declared: bool = True) -> list[int]:
     n = len(tokens)
     if n > 13:
         return []
@@ -254,7 +258,7 @@ def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> 
     while tokens[i].is_joker:
         i += 1
     first = tokens[i].card
-    if mode == "around":
+    if mode == AceMode.AROUND:
         candidates = {(first.rank - i - 1) % 13 + 1}
     else:
         candidates = {v - i for v in ((1, 14) if first.rank == ACE else (first.rank,))}
@@ -309,15 +313,15 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[RunMeld] | Violation:
 
 def _diagnose_run(tokens: Tokens, suit: str, rules: RuleSet) -> Violation:
     """Why no run reading exists: the most specific broken rule."""
-    if rules.ace != "around":
+    if rules.ace != AceMode.AROUND:
         for seq in (list(tokens), list(reversed(tokens))):
-            for s in _run_starts(seq, suit, "around"):
+            for s in _run_starts(seq, suit, AceMode.AROUND):
                 last = s + len(seq) - 1
                 if last > 14:
                     return Violation("ace-wraparound")
-                if s == 1 and rules.ace == "high":
+                if s == 1 and rules.ace == AceMode.HIGH:
                     return Violation("ace-not-low")
-                if last == 14 and rules.ace == "low":
+                if last == 14 and rules.ace == AceMode.LOW:
                     return Violation("ace-not-high")
     for seq in (list(tokens), list(reversed(tokens))):
         for s in _run_starts(seq, suit, rules.ace, declared=False):
@@ -393,8 +397,8 @@ def is_closed(meld: Meld, rules: RuleSet) -> bool:
     if k == 0:
         return False
     if isinstance(meld, RunMeld):
-        return rules.release_run == "never"
-    if meld.locked or rules.release_set == "never":
+        return rules.release_run == ReleaseRunMode.NEVER
+    if meld.locked or rules.release_set == ReleaseSetMode.NEVER:
         return True
     n = len(meld.cards) - k
     if rules.set_distinct_suits and n == 3 and k == 1:
@@ -456,7 +460,7 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
     ends = [p.end] if p.end else ["high", "low"]
     for end in ends:
         v = meld.end + 1 if end == "high" else meld.start - 1
-        if rules.ace == "around":
+        if rules.ace == AceMode.AROUND:
             if v < 1:
                 v = 13  # the king below a low ace: values become 13 (K), 14 (A), 15 (2), ...
         elif v < 1 or v > 14 or not _ace_ok(v, rules.ace):
@@ -522,7 +526,7 @@ def release(meld: Meld, laid: Sequence[Card], rules: RuleSet, opened: bool = Tru
 
 
 def _release_run(meld: RunMeld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
-    if rules.release_run == "never":
+    if rules.release_run == ReleaseRunMode.NEVER:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
                                                         {"reason": "jokers never leave a run"}),))
     cards = list(meld.cards)
@@ -542,7 +546,7 @@ def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> Release
     def no(reason: str) -> ReleaseRuling:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable", {"reason": reason}),))
 
-    if rules.release_set == "never":
+    if rules.release_set == ReleaseSetMode.NEVER:
         return no("jokers never leave a set")
     if meld.locked:
         return no("this set is closed")
@@ -556,7 +560,7 @@ def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> Release
         return ReleaseRuling(False, 0, meld, (Violation("duplicate-suit", {"suit": dup}),))
     k = meld.joker_count
     n = len(meld.cards) - k
-    if rules.release_set == "one_missing":
+    if rules.release_set == ReleaseSetMode.ONE_MISSING:
         if len(laid) > k:
             return no("more cards than jokers")
         # one natural at a time takes a joker's place; a closed four stays closed
@@ -565,7 +569,7 @@ def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> Release
                 return no("three naturals and a joker make a closed set")
             n, k = n + 1, k - 1
         return ReleaseRuling(True, len(laid), _set_after(meld, laid, locked=False, rules=rules))
-    # all_missing
+    # ReleaseSetMode.ALL_MISSING
     missing = 4 - n if rules.set_distinct_suits else k
     if n == 3 and k == 1:
         if not rules.release_closed_four:

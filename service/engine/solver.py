@@ -82,7 +82,7 @@ from .melds import (
     run_points,
     set_points,
 )
-from .rules import RuleSet
+from .rules import REPRESENTED, AceMode, FinalDiscardMode, RuleSet
 from .scoring import card_value
 
 __all__ = ["WORK_BUDGET", "Analysis", "SearchTooLarge", "analyze"]
@@ -247,8 +247,9 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
     threshold = rules.opening_min_points
     n = len(hand)
     melded = sum(len(x.cards) for x in laid)
-    exact_ok = rules.final_discard == "optional" and n >= 1 and exact >= 0
-    special = (rules.final_discard == "optional" and n >= 1 and exact >= threshold) or (
+    optional = rules.final_discard == FinalDiscardMode.OPTIONAL
+    exact_ok = optional and n >= 1 and exact >= 0
+    special = (optional and n >= 1 and exact >= threshold) or (
         n >= 2 and one_left >= threshold)
     if opened:  # the first meld is behind them: out needs no threshold, no special is left
         go_out, special = exact_ok or one_left >= 0, False
@@ -352,11 +353,11 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
 
 def _value_line(rules: RuleSet) -> tuple[int, int, int]:
     """(lowest value, highest value, highest start) a run may use under ``rules.ace``."""
-    if rules.ace == "around":
+    if rules.ace == AceMode.AROUND:
         return 1, 13 + rules.effective_run_max - 1, 13
-    if rules.ace == "high":
+    if rules.ace == AceMode.HIGH:
         return 2, 14, 14
-    if rules.ace == "low":
+    if rules.ace == AceMode.LOW:
         return 1, 13, 13
     return 1, 14, 14
 
@@ -374,7 +375,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
     shortest = rules.run_min
     least = max(1, rules.run_min_naturals)
     longest = rules.effective_run_max
-    if rules.ace != "around" and shortest - jokers >= least:
+    if rules.ace != AceMode.AROUND and shortest - jokers >= least:
         # every run of 2 * run_min cards or more splits in two legal runs (see _splits)
         longest = min(longest, 2 * shortest - 1)
     jv = rules.joker_opening_value
@@ -385,7 +386,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
         at[v] = held.get(rank_of_value(v), -1)
         rv = run_card_value(v, rules)
         pv[v + 1] = pv[v] + rv
-        pd[v + 1] = pd[v] + (0 if jv == "represented" else int(jv) - rv)
+        pd[v + 1] = pd[v] + (0 if jv == REPRESENTED else int(jv) - rv)
     for a in range(lo, hi + 1):
         if at[a] < 0 or a - jokers > top_start:
             continue
@@ -493,7 +494,7 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
                     continue
                 if rank_of_value(x.end + 1) != rank_of_value(y.start):
                     continue
-                if rules.ace != "around" and x.end + 1 != y.start:
+                if rules.ace != AceMode.AROUND and x.end + 1 != y.start:
                     continue
                 tokens = x.cards + y.cards
                 run = RunMeld(x.suit, x.start, tokens, run_points(x.start, tokens, rules))
