@@ -81,16 +81,19 @@ def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
 
 
 def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
-    """A meld said to be on the table: it must itself be legal (else 422 ``invalid-meld``)."""
+    """A meld said to be on the table (:func:`.melds.table_meld`: 422 ``invalid-meld``
+    unless it is legal)."""
     tokens = meld_cards_at(texts, field)
-    deck_check([t.card for t in tokens], rules, field)
-    ruling = m.validate(tokens, rules)
-    if ruling.meld is None:
-        v = ruling.violations[0]
-        raise Problem(422, "invalid-meld", f"the table meld is not legal: {v.message('en')}",
+    try:
+        return m.table_meld(tokens, rules)
+    except CardError as exc:
+        raise from_engine(exc, field) from None
+    except m.InvalidMeld as exc:
+        v = exc.violation
+        raise Problem(422, exc.code, str(exc),
                       nl=f"de combinatie op tafel is niet geldig: {v.message('nl')}",
-                      errors={field: [v.message("en")]}, violations=[violation_dict(v, language())])
-    return ruling.meld
+                      errors={field: [v.message("en")]},
+                      violations=[violation_dict(v, language())]) from None
 
 
 def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:

@@ -7,15 +7,15 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields, validate
 
+from ..engine.cards import CardError
 from ..engine.scoring import FINISHES, ScoringError, score_hand
-from ..engine.solver import SearchTooLarge
+from ..engine.solver import HandTooLarge, SearchTooLarge
 from ..engine.solver import analyze as solve
 from .common import (
     MeldSchema,
     StrictSchema,
     card_list,
     cards_at,
-    deck_check,
     render_meld,
     rules_of,
     ruleset_field,
@@ -106,14 +106,14 @@ def analyze(args: dict[str, Any]) -> Response:
     exactly, and whether the player can open, go out, or win specially."""
     rules = rules_of(args["ruleset"])
     cards = cards_at(args["cards"], "cards")
-    limit = rules.hand_size + 1
-    if len(cards) > limit:
-        raise Problem(422, "hand-too-large", f"a hand holds at most {limit} cards under "
-                      f"{rules.name}, not {len(cards)}", errors={"cards": [f"at most {limit} cards"]},
-                      nl=f"Een hand heeft onder deze regels hoogstens {limit} kaarten.")
-    deck_check(cards, rules, "cards")
     try:
         a = solve(cards, rules, args["opened"])
+    except HandTooLarge as exc:
+        limit = exc.limit
+        raise Problem(422, exc.code, str(exc), errors={"cards": [f"at most {limit} cards"]},
+                      nl=f"Een hand heeft onder deze regels hoogstens {limit} kaarten.") from None
+    except CardError as exc:  # cards that cannot come from one deck
+        raise from_engine(exc, "cards") from None
     except SearchTooLarge as exc:
         raise Problem(422, exc.code, str(exc), budget=exc.budget,
                       nl="Deze kaarten doorzoeken kost onder deze regels meer werk dan de dienst "

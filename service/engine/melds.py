@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
 
-from .cards import ACE, JOKER, RANKS, Card, MeldCard, parse_meld_card
+from .cards import ACE, JOKER, RANKS, Card, MeldCard, check_deck, parse_meld_card
+from .errors import EngineError
 from .rules import REPRESENTED, AceMode, ReleaseRunMode, ReleaseSetMode, RuleSet
 from .violations import Violation
 
@@ -597,9 +598,58 @@ def _set_after(meld: SetMeld, laid: Sequence[Card], *, locked: bool, rules: Rule
                    locked=locked)
 
 
-def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> MeldRuling:
-    """Read a meld lying on the table (for build/release requests): like :func:`validate`."""
-    return validate(cards, rules)
+class InvalidMeld(EngineError):
+    """A meld said to lie on the table that is not legal; ``violation`` is the first rule
+    it breaks (``params``: its ``violation`` code)."""
+
+    code = "invalid-meld"
+
+    def __init__(self, violation: Violation, field: str | None = None) -> None:
+        self.violation = violation
+        super().__init__(f"the table meld is not legal: {violation.message('en')}", field=field,
+                         params={"violation": violation.code})
+
+
+def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> Meld:
+    """A meld lying on the table (build and release requests, a turn's table), read like
+    :func:`validate`: its cards come from one deck (else :class:`.cards.ImpossibleCards`)
+    and it must itself be legal (else :class:`InvalidMeld`).
+
+    >>> from service.engine.rules import CATALOG
+    >>> str(table_meld(["7c", "7d", "JK"], CATALOG["kaluki-hunt"]))
+    '7c 7d JK=7'
+    >>> table_meld(["7c", "8d", "JK"], CATALOG["kaluki-hunt"])  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    InvalidMeld: the table meld is not legal: ...
+    """
+    tokens = as_tokens(cards)
+    check_deck(validate_deck(tokens), rules.decks, rules.jokers)
+    ruling = validate(tokens, rules)
+    if ruling.meld is None:
+        raise InvalidMeld(ruling.violations[0])
+    return ruling.meld
+
+
+# -- which cards come from one deck, per request (SPEC §1 ``impossible-cards``) ----------
+
+def validate_deck(tokens: Tokens) -> list[Card]:
+    """A meld ruled on alone (``/melds/validate``, a table meld): its own cards."""
+    return [t.card for t in tokens]
+
+
+def opening_deck(melds: Sequence[Tokens]) -> list[Card]:
+    """An opening: every meld's cards together (one player lays them from one hand)."""
+    return [t.card for tokens in melds for t in tokens]
+
+
+def build_deck(meld: Meld, added: Tokens) -> list[Card]:
+    """A build: the table meld's cards and the cards added to it."""
+    return [c.card for c in meld.cards] + [t.card for t in added]
+
+
+def release_deck(meld: Meld, laid: Sequence[Card]) -> list[Card]:
+    """A joker release: the table meld's cards and the naturals laid on it."""
+    return [c.card for c in meld.cards] + list(laid)
 
 
 @dataclass(frozen=True, slots=True)

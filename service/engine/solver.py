@@ -85,7 +85,7 @@ from .melds import (
 from .rules import REPRESENTED, AceMode, FinalDiscardMode, RuleSet
 from .scoring import card_value
 
-__all__ = ["WORK_BUDGET", "Analysis", "SearchTooLarge", "analyze"]
+__all__ = ["WORK_BUDGET", "Analysis", "HandTooLarge", "SearchTooLarge", "analyze"]
 
 WORK_BUDGET = 100_000
 """Units of search work one analysis may spend (see :class:`SearchTooLarge`)."""
@@ -109,6 +109,19 @@ class SearchTooLarge(EngineError):
         super().__init__(f"analysing these cards under these rules needs more than {budget:,} "
                          "units of search work (the service's budget per request); use fewer "
                          "jokers or cards, or longer minimum melds", params={"budget": budget})
+
+
+class HandTooLarge(EngineError):
+    """More cards than a hand holds under the rules: ``hand_size + 1`` at most (a hand
+    after its draw). ``params``: ``limit`` and ``count``."""
+
+    code = "hand-too-large"
+
+    def __init__(self, rules: RuleSet, count: int, field: str = "cards") -> None:
+        self.limit = rules.hand_size + 1
+        super().__init__(f"a hand holds at most {self.limit} cards under {rules.name}, not {count}",
+                         field=field, params={"limit": self.limit, "count": count})
+
 
 _W = 5
 """Bits per card-count field: four for the count, one guard bit above them."""
@@ -154,12 +167,15 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
     already made their opening (it decides :attr:`Analysis.can_go_out` and
     :attr:`Analysis.can_special`, nothing else).
 
-    Raises :class:`.cards.ImpossibleCards` when the cards cannot come from one deck,
-    and :class:`SearchTooLarge` when the search would spend more than ``budget``
-    units of work.
+    Raises :class:`HandTooLarge` for more than ``hand_size + 1`` cards,
+    :class:`.cards.ImpossibleCards` when the cards cannot come from one deck, and
+    :class:`SearchTooLarge` when the search would spend more than ``budget`` units of
+    work.
     """
+    if len(cards) > rules.hand_size + 1:
+        raise HandTooLarge(rules, len(cards))
     hand = sorted(cards, key=lambda c: c.index)
-    check_deck(hand, rules.decks, rules.jokers)
+    check_deck(cards, rules.decks, rules.jokers)  # in the order given (names the same card)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
     types = sorted(counts, key=lambda t: (t % 13, t))
