@@ -49,7 +49,6 @@ IN_PROGRESS = "in_progress"
 FINISHED = "finished"
 
 
-
 class MatchError(EngineError):
     """An event the match cannot take (a finished match, a buy-in the rules refuse) or a
     match setting out of range; ``code`` says which."""
