@@ -82,16 +82,19 @@ def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
 
 
 def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
-    """A meld said to be on the table: it must itself be legal (else 422 ``invalid-meld``)."""
+    """A meld said to be on the table (:func:`.melds.table_meld`: 422 ``invalid-meld``
+    unless it is legal)."""
     tokens = meld_cards_at(texts, field)
-    deck_check([t.card for t in tokens], rules, field)
-    ruling = m.validate(tokens, rules)
-    if ruling.meld is None:
-        v = ruling.violations[0]
+    try:
+        return m.table_meld(tokens, rules)
+    except CardError as exc:
+        raise exc.at(field) from None
+    except m.InvalidMeld as exc:
+        v = exc.violation
         raise Problem("invalid-meld", TABLE_MELD_ILLEGAL,
                       params={"message": Text(v.template, v.params, v.code)},
-                      errors={field: [v.message()]}, violations=[violation_dict(v, language())])
-    return ruling.meld
+                      errors={field: [v.message()]},
+                      violations=[violation_dict(v, language())]) from None
 
 
 TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
@@ -99,8 +102,7 @@ TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
 
 def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": meld.kind, "cards": [c.text for c in meld.cards]}
-    if meld.kind == m.SET:
-        assert meld.rank is not None
+    if isinstance(meld, m.SetMeld):
         out["rank"] = RANKS[meld.rank - 1]
     else:
         out["suit"] = meld.suit

@@ -9,20 +9,20 @@ from marshmallow import Schema, fields, validate
 
 from ..engine.errors import EngineError
 from ..engine.scoring import FINISHES, score_hand
+from ..engine.solver import HandTooLarge
 from ..engine.solver import analyze as solve
 from .common import (
     MeldSchema,
     StrictSchema,
     card_list,
     cards_at,
-    deck_check,
     render_meld,
     rules_of,
     ruleset_field,
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
-from .problems import ENGINE_DETAIL, Problem
+from .problems import error_problem
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
                 description="Whole hands: score the end of a hand, find the best arrangement.")
@@ -104,14 +104,10 @@ def analyze(args: dict[str, Any]) -> Response:
     exactly, and whether the player can open, go out, or win specially."""
     rules = rules_of(args["ruleset"])
     cards = cards_at(args["cards"], "cards")
-    limit = rules.hand_size + 1
-    if len(cards) > limit:
-        raise Problem("hand-too-large", ENGINE_DETAIL, context="hand-too-large",
-                      params={"detail": f"a hand holds at most {limit} cards under {rules.name}, "
-                              f"not {len(cards)}", "limit": limit},
-                      errors={"cards": [f"at most {limit} cards"]})
-    deck_check(cards, rules, "cards")
-    a = solve(cards, rules, args["opened"])  # SearchTooLarge: the app's engine-error handler
+    try:
+        a = solve(cards, rules, args["opened"])  # a deck or search error: the app's handler
+    except HandTooLarge as exc:  # its errors entry names the cap
+        raise error_problem(exc, errors={"cards": [f"at most {exc.limit} cards"]}) from None
     body = {"melds": [render_meld(x, rules) for x in a.melds],
             "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
             "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,

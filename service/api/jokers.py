@@ -54,7 +54,7 @@ def release(args: dict[str, Any]) -> Response:
     rules = rules_of(args["ruleset"])
     meld = table_meld_at(args["meld"], rules, "meld")
     laid = cards_at(args["cards"], "cards")
-    deck_check([c.card for c in meld.cards] + laid, rules, "cards")
+    deck_check(m.release_deck(meld, laid), rules, "cards")
     ruling = m.release(meld, laid, rules, args["opened"])
     body = {"legal": ruling.legal, "released": ruling.released,
             "meld": render_meld(ruling.meld, rules), "closed": m.is_closed(ruling.meld, rules),

@@ -56,7 +56,7 @@ def validate_meld(args: dict[str, Any]) -> Response:
     """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
     rules = rules_of(args["ruleset"])
     tokens = meld_cards_at(args["cards"], "cards")
-    deck_check([t.card for t in tokens], rules, "cards")
+    deck_check(m.validate_deck(tokens), rules, "cards")
     ruling = m.validate(tokens, rules, args["kind"])
     return json_response({
         "valid": ruling.valid,
@@ -105,7 +105,7 @@ def opening(args: dict[str, Any]) -> Response:
     token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(args["melds"])]
     if sum(len(t) for t in token_lists) > MAX_CARDS:
         raise Problem("validation-error", "too many cards", errors={"melds": ["too many cards"]})
-    deck_check([t.card for ts in token_lists for t in ts], rules, "melds")
+    deck_check(m.opening_deck(token_lists), rules, "melds")
     ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
     return json_response({
         "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
@@ -152,7 +152,7 @@ def build(args: dict[str, Any]) -> Response:
     rules = rules_of(args["ruleset"])
     meld = table_meld_at(args["meld"], rules, "meld")
     added = meld_cards_at([c["card"] for c in args["cards"]], "cards")
-    deck_check([c.card for c in meld.cards] + [t.card for t in added], rules, "cards")
+    deck_check(m.build_deck(meld, added), rules, "cards")
     placed = [m.Placed(t, c["end"]) for t, c in zip(added, args["cards"], strict=True)]
     ruling = m.build(meld, placed, rules, args["opened"])
     return json_response({"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),

@@ -235,21 +235,23 @@ class Problem(Exception):
 
 def error_problem(exc: EngineError | LedgerError, field: str | None = None, *,
                   errors_at: str | None = None, detail: str | None = None,
-                  **extra: Any) -> Problem:
+                  errors: Mapping[str, Any] | None = None, **extra: Any) -> Problem:
     """The problem for an engine or ledger error: its code, status from :data:`STATUS`,
     its own message as the detail (a catalog may wrap it per code), and
     ``errors`` naming where it happened when that is known.
 
     ``field`` says where the input was when the error itself does not know
     (a card read from ``cards.3``); ``errors_at`` overrides where ``errors``
-    points (an entry of an import, say).
+    points (an entry of an import, say), ``errors`` what it says.
     """
     english = str(exc) if detail is None else detail
     where = exc.field if exc.field is not None else field
     params = {"detail": english, "field": where, **exc.params}
     at = errors_at if errors_at is not None else where
-    return Problem(exc.code, ENGINE_DETAIL, params=params, context=exc.code,
-                   errors={at: [str(exc)]} if at is not None else None, **extra)
+    if errors is None and at is not None:
+        errors = {at: [str(exc)]}
+    return Problem(exc.code, ENGINE_DETAIL, params=params, context=exc.code, errors=errors,
+                   **extra)
 
 
 NOT_FOUND = N_("No such resource.")

@@ -23,7 +23,7 @@ Tie rule (goal and hands): most points, then least penalty, then most hands
 won. Players still level after that share the win: ``winner`` is null and
 ``co_winners`` lists them in seating order.
 
->>> cfg = MatchConfig("goal", goal_points=50)
+>>> cfg = MatchEnd("goal", goal_points=50)
 >>> s = new_state(["ann", "bob"])
 >>> s = apply_hand(s, cfg, "ann", [("ann", 30, 0), ("bob", 0, 0)])
 >>> s = apply_hand(s, cfg, "bob", [("ann", 0, 0), ("bob", 55, 0)])
@@ -41,15 +41,12 @@ from . import referee
 from .cards import CardError, parse_card
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
-from .rules import InvalidParameter, RuleSet, check_param
-from .scoring import HandScore, ScoringError, score_hand
+from .rules import InvalidParameter, MatchEnd, MatchEndMode, RuleSet
+from .scoring import HandScore, ScoringError, check_seats, score_hand
 from .violations import Violation
 
 IN_PROGRESS = "in_progress"
 FINISHED = "finished"
-
-CONFIG_KEYS = ("match_end", "goal_points", "elimination_over", "match_hands", "buy_ins",
-               "buy_ins_max", "buy_in_min_players")
 
 
 class MatchError(EngineError):
@@ -60,32 +57,22 @@ class MatchError(EngineError):
         super().__init__(message, code=code, field=field)
 
 
-@dataclass(frozen=True, slots=True)
-class MatchConfig:
-    match_end: str = "goal"
-    goal_points: int = 500
-    elimination_over: int = 150
-    match_hands: int = 10
-    buy_ins: bool = False
-    buy_ins_max: int = 1
-    buy_in_min_players: int = 3
+def match_end_of(rules: RuleSet, overrides: Mapping[str, Any] | None = None) -> MatchEnd:
+    """The match end in force: the rule set's (:attr:`.RuleSet.match_end`), with a match's
+    own settings by their published names in place of its (a None value keeps the rule
+    set's). A setting out of range is a :class:`MatchError` ``invalid-parameter`` naming it.
 
-    def __post_init__(self) -> None:
-        # the rule-set parameters' own checks: one definition of what a valid value is
-        for name in CONFIG_KEYS:
-            try:
-                check_param(name, getattr(self, name))
-            except InvalidParameter as exc:
-                raise MatchError("invalid-parameter", str(exc), name) from None
-
-    @classmethod
-    def from_rules(cls, rules: RuleSet, overrides: Mapping[str, Any] | None = None) -> MatchConfig:
-        values = {k: getattr(rules, k) for k in CONFIG_KEYS}
-        values.update({k: v for k, v in (overrides or {}).items() if k in CONFIG_KEYS and v is not None})
-        return cls(**values)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in CONFIG_KEYS}
+    >>> from .rules import CATALOG
+    >>> match_end_of(CATALOG["kaluki-51"], {"match_end": "hands", "goal_points": None}).to_dict()
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'match_end': 'hands', 'goal_points': 500, 'elimination_over': 150, 'match_hands': 10,
+     'buy_ins': False, 'buy_ins_max': 1, 'buy_in_min_players': 3}
+    """
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    try:
+        return rules.match_end.with_overrides(given)
+    except InvalidParameter as exc:
+        raise MatchError("invalid-parameter", str(exc), exc.params["name"]) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +127,14 @@ def new_state(players: Sequence[str]) -> MatchState:
     return MatchState(tuple(Standing(p) for p in ids))
 
 
+def new_match(players: Sequence[str], rules: RuleSet) -> MatchState:
+    """A match's first state under ``rules``: as many players as the rule set seats
+    (``players_min``..``players_max``, else :class:`.ScoringError` ``player-count``),
+    their ids normalised (:func:`new_state`)."""
+    check_seats(len(players), rules)
+    return new_state(players)
+
+
 def _ranked_best(standings: Sequence[Standing]) -> list[Standing]:
     """The players level at the top: most points, least penalty, most hands won."""
     def key(s: Standing) -> tuple[int, int, int]:
@@ -160,7 +155,7 @@ def _require_open(state: MatchState) -> None:
         raise MatchError("match-finished", "the match is finished; it takes no more hands or buy-ins")
 
 
-def apply_hand(state: MatchState, config: MatchConfig, winner: str,
+def apply_hand(state: MatchState, end: MatchEnd, winner: str,
                scores: Sequence[tuple[str, int, int]]) -> MatchState:
     """Add one scored hand ``(player, points, penalty)`` and settle the match end.
 
@@ -181,19 +176,19 @@ def apply_hand(state: MatchState, config: MatchConfig, winner: str,
                         hands_won=s.hands_won + (s.player == winner))
         standings.append(s)
     state = replace(state, standings=tuple(standings), hands_played=state.hands_played + 1)
-    return _settle(state, config)
+    return _settle(state, end)
 
 
-def _settle(state: MatchState, config: MatchConfig) -> MatchState:
-    if config.match_end == "goal":
-        if any(s.points >= config.goal_points for s in state.standings):
+def _settle(state: MatchState, end: MatchEnd) -> MatchState:
+    if end.mode == MatchEndMode.GOAL:
+        if any(s.points >= end.goal_points for s in state.standings):
             return _finish(state, state.standings)
-    elif config.match_end == "hands":
-        if state.hands_played >= config.match_hands:
+    elif end.mode == MatchEndMode.HANDS:
+        if state.hands_played >= end.match_hands:
             return _finish(state, state.standings)
-    else:  # elimination
+    else:  # MatchEndMode.ELIMINATION
         standings = tuple(replace(s, eliminated=True)
-                          if not s.eliminated and s.penalty > config.elimination_over else s
+                          if not s.eliminated and s.penalty > end.elimination_over else s
                           for s in state.standings)
         state = replace(state, standings=standings)
         remaining = [s for s in standings if not s.eliminated]
@@ -204,35 +199,35 @@ def _settle(state: MatchState, config: MatchConfig) -> MatchState:
     return state
 
 
-def replay(players: Sequence[str], config: MatchConfig,
+def replay(players: Sequence[str], end: MatchEnd,
            events: Sequence[tuple[str, Any, Any]]) -> MatchState:
     """Fold ``("hand", winner, scores)`` and ``("buy-in", player, None)`` events from the start."""
     state = new_state(players)
     for kind, a, b in events:
-        state = apply_hand(state, config, a, b) if kind == "hand" else apply_buy_in(state, config, a)
+        state = apply_hand(state, end, a, b) if kind == "hand" else apply_buy_in(state, end, a)
     return state
 
 
-def apply_buy_in(state: MatchState, config: MatchConfig, player: str) -> MatchState:
+def apply_buy_in(state: MatchState, end: MatchEnd, player: str) -> MatchState:
     """An eliminated player buys back in at the highest penalty still in the match."""
     _require_open(state)
     try:
         player = player_id(player, "player")
     except PlayerIdError as exc:
         raise MatchError(exc.code, str(exc), exc.field) from None
-    if config.match_end != "elimination" or not config.buy_ins:
+    if end.mode != MatchEndMode.ELIMINATION or not end.buy_ins:
         raise MatchError("buy-ins-not-allowed", "this match allows no buy-ins")
     by_player = {s.player: s for s in state.standings}
     if player not in by_player:
         raise MatchError("unknown-player", f"{player!r} does not play in this match", "player")
     if not by_player[player].eliminated:
         raise MatchError("player-not-eliminated", f"{player!r} is still in the match")
-    if by_player[player].buy_ins >= config.buy_ins_max:
-        raise MatchError("buy-ins-exhausted", f"{player!r} has used the {config.buy_ins_max} "
+    if by_player[player].buy_ins >= end.buy_ins_max:
+        raise MatchError("buy-ins-exhausted", f"{player!r} has used the {end.buy_ins_max} "
                          f"buy-in(s) a player may make in this match")
     remaining = [s for s in state.standings if not s.eliminated]
-    if len(remaining) + 1 < config.buy_in_min_players:
-        raise MatchError("buy-ins-closed", f"a buy-in needs {config.buy_in_min_players} players at "
+    if len(remaining) + 1 < end.buy_in_min_players:
+        raise MatchError("buy-ins-closed", f"a buy-in needs {end.buy_in_min_players} players at "
                          f"the table, counting the one buying in; {len(remaining) + 1} would be")
     top = max(s.penalty for s in remaining)
     standings = tuple(replace(s, eliminated=False, penalty=top, buy_ins=s.buy_ins + 1)
@@ -320,21 +315,22 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
     return ScoredHand(result.winner, result.finish, result.score)
 
 
-def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], config: MatchConfig,
+def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
             entries: Sequence[Mapping[str, Any]]) -> MatchState:
     """Re-score every entry of a ledger under its rule set and replay the match.
 
     Each hand's recorded winner, finish and scores must equal its re-score
     (else :class:`MatchError` ``rescore-mismatch``); a hand's input that cannot be
-    scored raises :class:`EntryError` naming ``entries.<i>.input``.
+    scored raises :class:`EntryError` naming ``entries.<i>.input``. The players must fit
+    the rule set's seats (:func:`new_match`).
     """
-    state = new_state(players)
+    state = new_match(players, rules)
     for i, e in enumerate(entries):
         where = f"entries.{i}"
         kind = e.get("type")
         if kind == "buy-in":
             try:
-                state = apply_buy_in(state, config, e.get("player"))  # type: ignore[arg-type]
+                state = apply_buy_in(state, end, e.get("player"))  # type: ignore[arg-type]
             except MatchError as exc:
                 raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
                                  "entries") from None
@@ -351,21 +347,21 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], config: MatchC
             raise MatchError("rescore-mismatch", f"entry {i}: its recorded scores differ from "
                              "a re-score under the match's rule set", where)
         try:
-            state = apply_hand(state, config, hand.winner, hand.deltas)
+            state = apply_hand(state, end, hand.winner, hand.deltas)
         except MatchError as exc:
             raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
                              "entries") from None
     return state
 
 
-def fold(players: Sequence[str], config: MatchConfig,
+def fold(players: Sequence[str], end: MatchEnd,
          entries: Iterable[Mapping[str, Any]]) -> MatchState:
     """The state after ``entries`` as recorded (no re-scoring: they were scored when appended)."""
     state = new_state(players)
     for e in entries:
         if e["type"] == "buy-in":
-            state = apply_buy_in(state, config, e["player"])
+            state = apply_buy_in(state, end, e["player"])
         else:
-            state = apply_hand(state, config, e["winner"],
+            state = apply_hand(state, end, e["winner"],
                                [(s["id"], s["points"], s["penalty"]) for s in e["scores"]])
     return state

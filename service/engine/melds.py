@@ -23,12 +23,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar
 
-from .cards import ACE, JOKER, RANKS, Card, MeldCard, parse_meld_card
-from .rules import RuleSet
+from .cards import ACE, JOKER, RANKS, Card, MeldCard, check_deck, parse_meld_card
+from .errors import EngineError
+from .rules import REPRESENTED, AceMode, ReleaseRunMode, ReleaseSetMode, RuleSet
 from .violations import Violation
 
-SET, RUN = "set", "run"
+
+class MeldKind(StrEnum):
+    """The two kinds of meld; each member equals (and renders as) its name."""
+
+    SET = "set"
+    RUN = "run"
+
+
+SET, RUN = MeldKind.SET, MeldKind.RUN
 
 
 def rank_of_value(v: int) -> int:
@@ -40,23 +51,12 @@ def rank_of_value(v: int) -> int:
 _RANK_AT = tuple(rank_of_value(v) for v in range(40))
 
 
-@dataclass(frozen=True, slots=True)
-class Meld:
-    """A legal meld as it lies on the table.
+class _Cards:
+    """What every meld offers, from its ``cards`` (a base without fields of its own)."""
 
-    ``cards`` are in canonical order (runs ascending) with every joker's
-    ``as_rank``/``as_suit`` filled in. ``start`` is the value of a run's lowest
-    card. ``locked`` marks a set closed by its history (``all_missing``: a
-    two-joker set that gave up one joker), which its cards alone cannot show.
-    """
+    __slots__ = ()
 
-    kind: str
     cards: tuple[MeldCard, ...]
-    rank: int | None = None
-    suit: str | None = None
-    start: int = 0
-    points: int = 0
-    locked: bool = False
 
     @property
     def naturals(self) -> list[Card]:
@@ -66,17 +66,12 @@ class Meld:
     def joker_count(self) -> int:
         return sum(1 for c in self.cards if c.is_joker)
 
-    @property
-    def end(self) -> int:
-        """Value of a run's highest card."""
-        return self.start + len(self.cards) - 1
-
     def jokers(self) -> list[tuple[int, str]]:
         """``(index, what it stands for)`` for every joker: ``"Qd"`` in runs, ``"7"`` in sets."""
         out = []
         for i, c in enumerate(self.cards):
             if c.is_joker:
-                assert c.as_rank is not None
+                assert c.as_rank is not None  # a meld's jokers are always declared
                 out.append((i, RANKS[c.as_rank - 1] + (c.as_suit or "")))
         return out
 
@@ -86,6 +81,49 @@ class Meld:
 
     def __str__(self) -> str:
         return " ".join(str(c) for c in self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class SetMeld(_Cards):
+    """A legal set as it lies on the table: cards of one ``rank``.
+
+    ``cards`` are in canonical order with every joker's ``as_rank`` filled in.
+    ``locked`` marks a set closed by its history (``all_missing``: a two-joker
+    set that gave up one joker), which its cards alone cannot show.
+    """
+
+    rank: int
+    cards: tuple[MeldCard, ...]
+    points: int = 0
+    locked: bool = False
+
+    kind: ClassVar[MeldKind] = MeldKind.SET
+
+
+@dataclass(frozen=True, slots=True)
+class RunMeld(_Cards):
+    """A legal run as it lies on the table: cards of one ``suit`` in sequence.
+
+    ``cards`` are ascending with every joker's ``as_rank``/``as_suit`` filled
+    in; ``start`` is the value of the lowest card (see the module docs).
+    """
+
+    suit: str
+    start: int
+    cards: tuple[MeldCard, ...]
+    points: int = 0
+    locked: bool = False
+
+    kind: ClassVar[MeldKind] = MeldKind.RUN
+
+    @property
+    def end(self) -> int:
+        """Value of the highest card."""
+        return self.start + len(self.cards) - 1
+
+
+Meld = SetMeld | RunMeld
+"""A legal meld as it lies on the table: a :class:`SetMeld` or a :class:`RunMeld`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +161,7 @@ def run_card_value(value: int, rules: RuleSet) -> int:
 
 def _joker_points(represented: int, rules: RuleSet) -> int:
     jv = rules.joker_opening_value
-    return represented if jv == "represented" else int(jv)
+    return represented if jv == REPRESENTED else int(jv)
 
 
 def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
@@ -133,7 +171,7 @@ def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
 
 def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
     total = 0
-    represented = rules.joker_opening_value == "represented"
+    represented = rules.joker_opening_value == REPRESENTED
     for i, t in enumerate(tokens):
         v = run_card_value(start + i, rules)
         total += v if represented or not t.is_joker else _joker_points(v, rules)
@@ -142,7 +180,7 @@ def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
 
 # -- sets ------------------------------------------------------------------------------
 
-def read_set(tokens: Tokens, rules: RuleSet) -> Meld | Violation:
+def read_set(tokens: Tokens, rules: RuleSet) -> SetMeld | Violation:
     """The set these cards form, or the first rule they break."""
     n = len(tokens)
     naturals = [t.card for t in tokens if not t.is_joker]
@@ -165,34 +203,38 @@ def read_set(tokens: Tokens, rules: RuleSet) -> Meld | Violation:
         if t.is_joker and t.as_rank is not None and t.as_rank != rank:
             return Violation("joker-mismatch", {"declared": str(t), "actual": "JK=" + RANKS[rank - 1]})
     cards = tuple([MeldCard(JOKER, rank, None) if t.is_joker else t for t in tokens])
-    return Meld(SET, cards, rank=rank, points=set_points(rank, len(naturals), n - len(naturals), rules))
+    return SetMeld(rank, cards, set_points(rank, len(naturals), n - len(naturals), rules))
 
 
 # -- runs ------------------------------------------------------------------------------
 
-def _ace_ok(value: int, mode: str) -> bool:
+_ACE_LOW = (AceMode.LOW, AceMode.HIGH_OR_LOW, AceMode.AROUND)
+_ACE_HIGH = (AceMode.HIGH, AceMode.HIGH_OR_LOW, AceMode.AROUND)
+
+
+def _ace_ok(value: int, mode: AceMode) -> bool:
     if value == 1:
-        return mode in ("low", "high_or_low", "around")
+        return mode in _ACE_LOW
     if value == 14:
-        return mode in ("high", "high_or_low", "around")
+        return mode in _ACE_HIGH
     return True
 
 
-def _starts(n: int, mode: str) -> range:
+def _starts(n: int, mode: AceMode) -> range:
     """Values a run of ``n`` cards may start at under ace ``mode``."""
-    if mode == "around":
+    if mode == AceMode.AROUND:
         return range(1, 14)
     return range(1, 14 - n + 2)
 
 
-def _ends_ok(start: int, n: int, mode: str) -> bool:
+def _ends_ok(start: int, n: int, mode: AceMode) -> bool:
     """Whether an ace may lie at either end of the run ``start``..``start + n - 1``.
 
     Runs start within :func:`_starts`, so outside ``around`` an ace can only be
     the lowest card (value 1) or the highest (value 14): checking the ends is
     checking every card.
     """
-    return mode == "around" or (_ace_ok(start, mode) and _ace_ok(start + n - 1, mode))
+    return mode == AceMode.AROUND or (_ace_ok(start, mode) and _ace_ok(start + n - 1, mode))
 
 
 def _fits(tokens: Tokens, start: int, suit: str, declared: bool) -> bool:
@@ -208,7 +250,7 @@ def _fits(tokens: Tokens, start: int, suit: str, declared: bool) -> bool:
     return True
 
 
-def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> list[int]:
+def _run_starts(tokens: Tokens, suit: str, mode: AceMode, declared: bool = True) -> list[int]:
     n = len(tokens)
     if n > 13:
         return []
@@ -217,7 +259,7 @@ def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> 
     while tokens[i].is_joker:
         i += 1
     first = tokens[i].card
-    if mode == "around":
+    if mode == AceMode.AROUND:
         candidates = {(first.rank - i - 1) % 13 + 1}
     else:
         candidates = {v - i for v in ((1, 14) if first.rank == ACE else (first.rank,))}
@@ -226,10 +268,10 @@ def _run_starts(tokens: Tokens, suit: str, mode: str, declared: bool = True) -> 
                    if s in allowed and _ends_ok(s, n, mode) and _fits(tokens, s, suit, declared)])
 
 
-def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> Meld:
+def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> RunMeld:
     cards = tuple([MeldCard(JOKER, _RANK_AT[start + i], suit) if t.is_joker else t
                    for i, t in enumerate(tokens)])
-    return Meld(RUN, cards, suit=suit, start=start, points=run_points(start, tokens, rules))
+    return RunMeld(suit, start, cards, run_points(start, tokens, rules))
 
 
 def _run_suit(tokens: Tokens) -> str | None:
@@ -241,7 +283,7 @@ def _run_suit(tokens: Tokens) -> str | None:
     return None
 
 
-def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
+def read_runs(tokens: Tokens, rules: RuleSet) -> list[RunMeld] | Violation:
     """Every run these cards form (read ascending or descending), or the first rule they break."""
     n = len(tokens)
     naturals = [t.card for t in tokens if not t.is_joker]
@@ -259,7 +301,7 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
     if len(set(ranks)) != len(ranks):
         dup = next(r for r in ranks if ranks.count(r) > 1)
         return Violation("duplicate-rank", {"rank": RANKS[dup - 1]})
-    readings: dict[tuple[int, int], Meld] = {}
+    readings: dict[tuple[int, int], RunMeld] = {}
     for seq in (tokens, tokens[::-1]):
         for s in _run_starts(seq, suit, rules.ace):
             readings.setdefault((s, len(seq)), _make_run(seq, s, suit, rules))
@@ -272,15 +314,15 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[Meld] | Violation:
 
 def _diagnose_run(tokens: Tokens, suit: str, rules: RuleSet) -> Violation:
     """Why no run reading exists: the most specific broken rule."""
-    if rules.ace != "around":
+    if rules.ace != AceMode.AROUND:
         for seq in (list(tokens), list(reversed(tokens))):
-            for s in _run_starts(seq, suit, "around"):
+            for s in _run_starts(seq, suit, AceMode.AROUND):
                 last = s + len(seq) - 1
                 if last > 14:
                     return Violation("ace-wraparound")
-                if s == 1 and rules.ace == "high":
+                if s == 1 and rules.ace == AceMode.HIGH:
                     return Violation("ace-not-low")
-                if last == 14 and rules.ace == "low":
+                if last == 14 and rules.ace == AceMode.LOW:
                     return Violation("ace-not-high")
     for seq in (list(tokens), list(reversed(tokens))):
         for s in _run_starts(seq, suit, rules.ace, declared=False):
@@ -308,7 +350,7 @@ def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str |
     run_readings = (read_runs(tokens, rules)
                     if kind == RUN or (kind is None and distinct == len(ranks)) else None)
     legal: list[Meld] = []
-    if isinstance(set_reading, Meld):
+    if isinstance(set_reading, SetMeld):
         legal.append(set_reading)
     if isinstance(run_readings, list):
         legal.extend(run_readings)
@@ -316,7 +358,7 @@ def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str |
         return MeldRuling(True, legal[0])
     if legal:
         # most points first; a set before a run; then the lower run
-        legal.sort(key=lambda m: (-m.points, m.kind != SET, m.start))
+        legal.sort(key=lambda m: (-m.points, m.kind != SET, m.start if isinstance(m, RunMeld) else 0))
         return MeldRuling(True, legal[0], tuple(legal[1:]))
     if kind is None:
         set_reading = set_reading or read_set(tokens, rules)
@@ -355,9 +397,9 @@ def is_closed(meld: Meld, rules: RuleSet) -> bool:
     k = meld.joker_count
     if k == 0:
         return False
-    if meld.kind == RUN:
-        return rules.release_run == "never"
-    if meld.locked or rules.release_set == "never":
+    if isinstance(meld, RunMeld):
+        return rules.release_run == ReleaseRunMode.NEVER
+    if meld.locked or rules.release_set == ReleaseSetMode.NEVER:
         return True
     n = len(meld.cards) - k
     if rules.set_distinct_suits and n == 3 and k == 1:
@@ -401,8 +443,7 @@ def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = Tr
 
 def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
     t = p.token
-    if meld.kind == SET:
-        assert meld.rank is not None
+    if isinstance(meld, SetMeld):
         if len(meld.cards) >= rules.effective_set_max:
             return None
         if t.is_joker:
@@ -415,13 +456,12 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
             return None
         return _set_with(meld, t, rules)
     # runs: high end first unless told otherwise
-    assert meld.suit is not None
     if len(meld.cards) >= rules.effective_run_max:
         return None
     ends = [p.end] if p.end else ["high", "low"]
     for end in ends:
         v = meld.end + 1 if end == "high" else meld.start - 1
-        if rules.ace == "around":
+        if rules.ace == AceMode.AROUND:
             if v < 1:
                 v = 13  # the king below a low ace: values become 13 (K), 14 (A), 15 (2), ...
         elif v < 1 or v > 14 or not _ace_ok(v, rules.ace):
@@ -437,26 +477,25 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
             card = t
         tokens = (*meld.cards, card) if end == "high" else (card, *meld.cards)
         start = meld.start if end == "high" else v
-        return Meld(RUN, tuple(tokens), suit=meld.suit, start=start,
-                    points=run_points(start, tokens, rules), locked=meld.locked)
+        return RunMeld(meld.suit, start, tuple(tokens), run_points(start, tokens, rules),
+                       locked=meld.locked)
     return None
 
 
-def _set_with(meld: Meld, card: MeldCard, rules: RuleSet) -> Meld:
+def _set_with(meld: SetMeld, card: MeldCard, rules: RuleSet) -> SetMeld:
     cards = (*meld.cards, card)
     n = sum(1 for c in cards if not c.is_joker)
-    assert meld.rank is not None
-    return Meld(SET, cards, rank=meld.rank, points=set_points(meld.rank, n, len(cards) - n, rules),
-                locked=meld.locked)
+    return SetMeld(meld.rank, cards, set_points(meld.rank, n, len(cards) - n, rules),
+                   locked=meld.locked)
 
 
 def _why_not_fit(meld: Meld, p: Placed, rules: RuleSet) -> Violation:
     card = str(p.token)
-    if meld.kind == SET and len(meld.cards) >= rules.effective_set_max:
+    if isinstance(meld, SetMeld) and len(meld.cards) >= rules.effective_set_max:
         return Violation("set-too-long", {"max": rules.effective_set_max, "count": len(meld.cards) + 1})
-    if meld.kind == RUN and len(meld.cards) >= rules.effective_run_max:
+    if isinstance(meld, RunMeld) and len(meld.cards) >= rules.effective_run_max:
         return Violation("run-too-long", {"max": rules.effective_run_max, "count": len(meld.cards) + 1})
-    if meld.kind == SET and not p.token.is_joker and p.token.card.rank == meld.rank:
+    if isinstance(meld, SetMeld) and not p.token.is_joker and p.token.card.rank == meld.rank:
         return Violation("duplicate-suit", {"suit": p.token.card.suit})
     return Violation("build-does-not-fit", {"card": card})
 
@@ -482,13 +521,13 @@ def release(meld: Meld, laid: Sequence[Card], rules: RuleSet, opened: bool = Tru
         return no(Violation("no-joker"))
     if not laid or any(c.is_joker for c in laid):
         return no(Violation("joker-not-releasable", {"reason": "lay natural cards"}))
-    if meld.kind == RUN:
+    if isinstance(meld, RunMeld):
         return _release_run(meld, laid, rules)
     return _release_set(meld, laid, rules)
 
 
-def _release_run(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
-    if rules.release_run == "never":
+def _release_run(meld: RunMeld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
+    if rules.release_run == ReleaseRunMode.NEVER:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
                                                         {"reason": "jokers never leave a run"}),))
     cards = list(meld.cards)
@@ -499,17 +538,16 @@ def _release_run(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRul
                 break
         else:
             return ReleaseRuling(False, 0, meld, (Violation("release-wrong-card", {"card": str(c)}),))
-    new = Meld(RUN, tuple(cards), suit=meld.suit, start=meld.start,
-               points=run_points(meld.start, cards, rules), locked=meld.locked)
+    new = RunMeld(meld.suit, meld.start, tuple(cards), run_points(meld.start, cards, rules),
+                  locked=meld.locked)
     return ReleaseRuling(True, len(laid), new)
 
 
-def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
+def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRuling:
     def no(reason: str) -> ReleaseRuling:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable", {"reason": reason}),))
 
-    assert meld.rank is not None
-    if rules.release_set == "never":
+    if rules.release_set == ReleaseSetMode.NEVER:
         return no("jokers never leave a set")
     if meld.locked:
         return no("this set is closed")
@@ -523,7 +561,7 @@ def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRul
         return ReleaseRuling(False, 0, meld, (Violation("duplicate-suit", {"suit": dup}),))
     k = meld.joker_count
     n = len(meld.cards) - k
-    if rules.release_set == "one_missing":
+    if rules.release_set == ReleaseSetMode.ONE_MISSING:
         if len(laid) > k:
             return no("more cards than jokers")
         # one natural at a time takes a joker's place; a closed four stays closed
@@ -532,7 +570,7 @@ def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRul
                 return no("three naturals and a joker make a closed set")
             n, k = n + 1, k - 1
         return ReleaseRuling(True, len(laid), _set_after(meld, laid, locked=False, rules=rules))
-    # all_missing
+    # ReleaseSetMode.ALL_MISSING
     missing = 4 - n if rules.set_distinct_suits else k
     if n == 3 and k == 1:
         if not rules.release_closed_four:
@@ -546,8 +584,8 @@ def _release_set(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> ReleaseRul
     return no(f"lay the naturals of all {missing} missing suits together")
 
 
-def _set_after(meld: Meld, laid: Sequence[Card], *, locked: bool, rules: RuleSet,
-               all_jokers: bool = False) -> Meld:
+def _set_after(meld: SetMeld, laid: Sequence[Card], *, locked: bool, rules: RuleSet,
+               all_jokers: bool = False) -> SetMeld:
     cards = list(meld.cards)
     if all_jokers:
         cards = [c for c in cards if not c.is_joker] + [MeldCard(c) for c in laid]
@@ -556,14 +594,62 @@ def _set_after(meld: Meld, laid: Sequence[Card], *, locked: bool, rules: RuleSet
             i = next(i for i, t in enumerate(cards) if t.is_joker)
             cards[i] = MeldCard(c)
     n = sum(1 for c in cards if not c.is_joker)
-    assert meld.rank is not None
-    return Meld(SET, tuple(cards), rank=meld.rank,
-                points=set_points(meld.rank, n, len(cards) - n, rules), locked=locked)
+    return SetMeld(meld.rank, tuple(cards), set_points(meld.rank, n, len(cards) - n, rules),
+                   locked=locked)
 
 
-def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> MeldRuling:
-    """Read a meld lying on the table (for build/release requests): like :func:`validate`."""
-    return validate(cards, rules)
+class InvalidMeld(EngineError):
+    """A meld said to lie on the table that is not legal; ``violation`` is the first rule
+    it breaks (``params``: its ``violation`` code)."""
+
+    code = "invalid-meld"
+
+    def __init__(self, violation: Violation, field: str | None = None) -> None:
+        self.violation = violation
+        super().__init__(f"the table meld is not legal: {violation.message()}", field=field,
+                         params={"violation": violation.code})
+
+
+def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> Meld:
+    """A meld lying on the table (build and release requests, a turn's table), read like
+    :func:`validate`: its cards come from one deck (else :class:`.cards.ImpossibleCards`)
+    and it must itself be legal (else :class:`InvalidMeld`).
+
+    >>> from service.engine.rules import CATALOG
+    >>> str(table_meld(["7c", "7d", "JK"], CATALOG["kaluki-hunt"]))
+    '7c 7d JK=7'
+    >>> table_meld(["7c", "8d", "JK"], CATALOG["kaluki-hunt"])  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    InvalidMeld: the table meld is not legal: ...
+    """
+    tokens = as_tokens(cards)
+    check_deck(validate_deck(tokens), rules.decks, rules.jokers)
+    ruling = validate(tokens, rules)
+    if ruling.meld is None:
+        raise InvalidMeld(ruling.violations[0])
+    return ruling.meld
+
+
+# -- which cards come from one deck, per request (SPEC §1 ``impossible-cards``) ----------
+
+def validate_deck(tokens: Tokens) -> list[Card]:
+    """A meld ruled on alone (``/melds/validate``, a table meld): its own cards."""
+    return [t.card for t in tokens]
+
+
+def opening_deck(melds: Sequence[Tokens]) -> list[Card]:
+    """An opening: every meld's cards together (one player lays them from one hand)."""
+    return [t.card for tokens in melds for t in tokens]
+
+
+def build_deck(meld: Meld, added: Tokens) -> list[Card]:
+    """A build: the table meld's cards and the cards added to it."""
+    return [c.card for c in meld.cards] + [t.card for t in added]
+
+
+def release_deck(meld: Meld, laid: Sequence[Card]) -> list[Card]:
+    """A joker release: the table meld's cards and the naturals laid on it."""
+    return [c.card for c in meld.cards] + list(laid)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final, Literal
 
 from .errors import EngineError
 
@@ -69,15 +70,91 @@ class CardValues:
     joker: int = 25
 
 
-ACE_MODES = ("high", "low", "high_or_low", "around")
-PICKUP_MODES = ("free", "meld_same_turn", "new_meld_same_turn")
-RELEASE_SET_MODES = ("never", "one_missing", "all_missing")
-RELEASE_RUN_MODES = ("never", "exact")
-RELEASED_JOKER_MODES = ("hand", "any_meld", "new_meld")
-FINAL_DISCARD_MODES = ("required", "optional")
-SPECIAL_WINS = ("kaluki", "hunt", "kalookie")
-SCORING_MODES = ("winner_collects", "bonus_penalty", "penalty")
-MATCH_END_MODES = ("goal", "elimination", "hands")
+class AceMode(StrEnum):
+    """Where an ace may stand in a run (``ace``)."""
+
+    HIGH = "high"
+    LOW = "low"
+    HIGH_OR_LOW = "high_or_low"
+    AROUND = "around"
+
+
+class PickupMode(StrEnum):
+    """What a card taken from the discard pile must do (``discard_pickup``)."""
+
+    FREE = "free"
+    MELD_SAME_TURN = "meld_same_turn"
+    NEW_MELD_SAME_TURN = "new_meld_same_turn"
+
+
+class ReleaseSetMode(StrEnum):
+    """How a joker leaves a set (``release_set``)."""
+
+    NEVER = "never"
+    ONE_MISSING = "one_missing"
+    ALL_MISSING = "all_missing"
+
+
+class ReleaseRunMode(StrEnum):
+    """How a joker leaves a run (``release_run``)."""
+
+    NEVER = "never"
+    EXACT = "exact"
+
+
+class ReleasedJokerMode(StrEnum):
+    """Where a released joker must go (``released_joker``)."""
+
+    HAND = "hand"
+    ANY_MELD = "any_meld"
+    NEW_MELD = "new_meld"
+
+
+class FinalDiscardMode(StrEnum):
+    """Whether a hand must end with a discard (``final_discard``)."""
+
+    REQUIRED = "required"
+    OPTIONAL = "optional"
+
+
+class SpecialWin(StrEnum):
+    """The one-turn win's name (``special_win``)."""
+
+    KALUKI = "kaluki"
+    HUNT = "hunt"
+    KALOOKIE = "kalookie"
+
+
+class ScoringMode(StrEnum):
+    """End-of-hand scoring (``scoring``, SPEC §6)."""
+
+    WINNER_COLLECTS = "winner_collects"
+    BONUS_PENALTY = "bonus_penalty"
+    PENALTY = "penalty"
+
+
+class MatchEndMode(StrEnum):
+    """How a match ends (``match_end``, SPEC §7)."""
+
+    GOAL = "goal"
+    ELIMINATION = "elimination"
+    HANDS = "hands"
+
+
+REPRESENTED: Final = "represented"
+JokerValue = Literal["represented"] | int
+"""``joker_opening_value``: the card a joker stands for, or a fixed number."""
+
+# every mode's values, in the contract's order (members equal their strings)
+ACE_MODES = tuple(AceMode)
+PICKUP_MODES = tuple(PickupMode)
+RELEASE_SET_MODES = tuple(ReleaseSetMode)
+RELEASE_RUN_MODES = tuple(ReleaseRunMode)
+RELEASED_JOKER_MODES = tuple(ReleasedJokerMode)
+FINAL_DISCARD_MODES = tuple(FinalDiscardMode)
+SPECIAL_WINS = tuple(SpecialWin)
+SCORING_MODES = tuple(ScoringMode)
+MATCH_END_MODES = tuple(MatchEndMode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +164,14 @@ class Param:
     name: str
     kind: str  # "int", "bool", "choice", "joker_value", "card_values"
     description: str
-    choices: tuple[str, ...] = ()
+    modes: type[StrEnum] | None = None  # a choice's values
     minimum: int = 0
     maximum: int = 10_000
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """A choice's values, in order (empty for other kinds)."""
+        return tuple(self.modes) if self.modes is not None else ()
 
     @property
     def described(self) -> str:
@@ -121,7 +203,7 @@ PARAMS: tuple[Param, ...] = (
     Param("run_max", "int", "most cards in a run (a run never exceeds 13 cards)", minimum=2,
           maximum=14),
     Param("ace", "choice", "where an ace may stand in a run: high (Q-K-A), low (A-2-3), "
-          "high_or_low (either end, never K-A-2) or around (K-A-2 allowed)", ACE_MODES),
+          "high_or_low (either end, never K-A-2) or around (K-A-2 allowed)", AceMode),
     Param("ace_low_value", "int", "an ace's value at the low end of a run (meld points, opening)",
           maximum=100),
     Param("opening_min_points", "int", "points a player's first melds must reach (0: none)",
@@ -131,26 +213,26 @@ PARAMS: tuple[Param, ...] = (
     Param("build_requires_opening", "bool", "a player may build on melds only after their own opening"),
     Param("discard_pickup", "choice", "what a card taken from the discard pile must do: free (nothing), "
           "meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new "
-          "meld that turn)", PICKUP_MODES),
+          "meld that turn)", PickupMode),
     Param("release_set", "choice", "how a joker leaves a set: never, one_missing (one natural of a "
           "missing suit frees it) or all_missing (the naturals of every missing suit, laid together)",
-          RELEASE_SET_MODES),
+          ReleaseSetMode),
     Param("release_closed_four", "bool", "the last missing natural may free the joker of a 4-card set "
           "(three naturals and a joker)"),
     Param("release_run", "choice", "how a joker leaves a run: never, or exact (only the card it stands "
-          "for frees it)", RELEASE_RUN_MODES),
+          "for frees it)", ReleaseRunMode),
     Param("release_requires_opening", "bool", "a player may release jokers only after their own opening"),
     Param("released_joker", "choice", "where a released joker must go, the same turn: hand (kept), "
           "any_meld (into any meld laid or built that turn) or new_meld (into a new meld)",
-          RELEASED_JOKER_MODES),
+          ReleasedJokerMode),
     Param("final_discard", "choice", "whether a player's last card must go to the discard pile "
-          "(required) or the hand may also end by melding every card (optional)", FINAL_DISCARD_MODES),
+          "(required) or the hand may also end by melding every card (optional)", FinalDiscardMode),
     Param("special_win", "choice", "name of the one-turn win: every card laid in the turn of one's "
-          "first meld", SPECIAL_WINS),
+          "first meld", SpecialWin),
     Param("card_values", "card_values", "penalty values of cards left in hand: ace, face (T J Q K) "
           "and joker; 2-9 count face value"),
     Param("scoring", "choice", "end-of-hand scoring: winner_collects, bonus_penalty or penalty "
-          "(SPEC §6)", SCORING_MODES),
+          "(SPEC §6)", ScoringMode),
     Param("out_bonus", "int", "bonus_penalty: the winner's points for going out", maximum=10_000),
     Param("special_bonus", "int", "bonus_penalty: the winner's points for a special win", maximum=10_000),
     Param("special_multiplier", "int", "multiplier on the losers' hand values after a special win",
@@ -158,7 +240,7 @@ PARAMS: tuple[Param, ...] = (
     Param("special_flat", "int", "winner_collects: points each loser loses after a special win",
           maximum=10_000),
     Param("match_end", "choice", "how a match ends: goal (first to goal_points), elimination (over "
-          "elimination_over penalty is out) or hands (after match_hands hands)", MATCH_END_MODES),
+          "elimination_over penalty is out) or hands (after match_hands hands)", MatchEndMode),
     Param("goal_points", "int", "goal: points that win the match", minimum=1, maximum=1_000_000),
     Param("elimination_over", "int", "elimination: a player whose penalty exceeds this is out",
           minimum=1, maximum=1_000_000),
@@ -170,6 +252,59 @@ PARAMS: tuple[Param, ...] = (
           "counting the one buying in (3: never head to head)", minimum=2, maximum=100),
 )
 PARAMS_BY_NAME: Mapping[str, Param] = MappingProxyType({p.name: p for p in PARAMS})
+
+MATCH_END_PARAMS = ("match_end", "goal_points", "elimination_over", "match_hands", "buy_ins",
+                    "buy_ins_max", "buy_in_min_players")
+"""The parameters a :class:`MatchEnd` holds, by their published (flat) names."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """How a match ends (SPEC §3, §7; the rules are :mod:`.match`): the one definition,
+    nested in every :class:`RuleSet` and held by every match (which may override it).
+
+    Published flat, as the parameters :data:`MATCH_END_PARAMS` (``mode`` is
+    ``match_end``), and checked as those parameters are.
+
+    >>> end = MatchEnd("hands", match_hands=3)
+    >>> end.mode, end.to_dict()["match_end"], end.with_overrides({"goal_points": 40}).goal_points
+    (<MatchEndMode.HANDS: 'hands'>, 'hands', 40)
+    """
+
+    mode: MatchEndMode = MatchEndMode.GOAL
+    goal_points: int = 500
+    elimination_over: int = 150
+    match_hands: int = 10
+    buy_ins: bool = False
+    buy_ins_max: int = 1
+    buy_in_min_players: int = 3
+
+    def __post_init__(self) -> None:
+        for name in MATCH_END_PARAMS:
+            _check(PARAMS_BY_NAME[name], self.param(name))
+        if type(self.mode) is not MatchEndMode:
+            object.__setattr__(self, "mode", MatchEndMode(self.mode))
+
+    def param(self, name: str) -> Any:
+        """A value by its published name (``match_end`` is :attr:`mode`)."""
+        return self.mode if name == "match_end" else getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The published form: ``{"match_end": "goal", "goal_points": 500, ...}``."""
+        return {name: self.mode.value if name == "match_end" else getattr(self, name)
+                for name in MATCH_END_PARAMS}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> MatchEnd:
+        """Read :meth:`to_dict`'s form (a key left out takes its default)."""
+        return cls().with_overrides(values)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> MatchEnd:
+        """These values (by published name) in place of this one's; :class:`InvalidParameter`
+        for a value out of range. Keys that are no match-end parameter are not read."""
+        changes = {("mode" if name == "match_end" else name): overrides[name]
+                   for name in MATCH_END_PARAMS if name in overrides}
+        return dataclasses.replace(self, **changes) if changes else self
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,36 +325,35 @@ class RuleSet:
     run_min_naturals: int = 1
     run_min: int = 3
     run_max: int = 13
-    ace: str = "high_or_low"
+    ace: AceMode = AceMode.HIGH_OR_LOW
     ace_low_value: int = 11
     opening_min_points: int = 0
-    joker_opening_value: str | int = "represented"
+    joker_opening_value: JokerValue = REPRESENTED
     build_requires_opening: bool = True
-    discard_pickup: str = "free"
-    release_set: str = "one_missing"
+    discard_pickup: PickupMode = PickupMode.FREE
+    release_set: ReleaseSetMode = ReleaseSetMode.ONE_MISSING
     release_closed_four: bool = False
-    release_run: str = "exact"
+    release_run: ReleaseRunMode = ReleaseRunMode.EXACT
     release_requires_opening: bool = False
-    released_joker: str = "any_meld"
-    final_discard: str = "required"
-    special_win: str = "kaluki"
+    released_joker: ReleasedJokerMode = ReleasedJokerMode.ANY_MELD
+    final_discard: FinalDiscardMode = FinalDiscardMode.REQUIRED
+    special_win: SpecialWin = SpecialWin.KALUKI
     card_values: CardValues = field(default_factory=CardValues)
-    scoring: str = "penalty"
+    scoring: ScoringMode = ScoringMode.PENALTY
     out_bonus: int = 0
     special_bonus: int = 0
     special_multiplier: int = 1
     special_flat: int = 0
-    match_end: str = "goal"
-    goal_points: int = 500
-    elimination_over: int = 150
-    match_hands: int = 10
-    buy_ins: bool = False
-    buy_ins_max: int = 1
-    buy_in_min_players: int = 3
+    match_end: MatchEnd = field(default_factory=MatchEnd)
 
     def __post_init__(self) -> None:
         for p in PARAMS:
-            _check(p, getattr(self, p.name))
+            if p.name in MATCH_END_PARAMS:
+                continue  # checked by MatchEnd itself
+            v = getattr(self, p.name)
+            _check(p, v)
+            if p.modes is not None and type(v) is not p.modes:
+                object.__setattr__(self, p.name, p.modes(v))  # "around" -> AceMode.AROUND
         if self.players_min > self.players_max:
             raise InvalidParameter("players_min", "must not exceed players_max")
         if self.set_min > self.set_max:
@@ -257,11 +391,23 @@ class RuleSet:
             return self.card_values.face
         return rank
 
+    def param(self, name: str) -> Any:
+        """A parameter's value by its published name (the match-end ones from
+        :attr:`match_end`)."""
+        if name in MATCH_END_PARAMS:
+            return self.match_end.param(name)
+        return getattr(self, name)
+
     def to_dict(self) -> dict[str, Any]:
+        """Every parameter by its published name, flat (``GET /v1/rulesets/{name}``)."""
         out: dict[str, Any] = {}
         for p in PARAMS:
-            v = getattr(self, p.name)
-            out[p.name] = dataclasses.asdict(v) if isinstance(v, CardValues) else v
+            v = self.param(p.name)
+            if isinstance(v, CardValues):
+                v = dataclasses.asdict(v)
+            elif isinstance(v, StrEnum):
+                v = v.value  # a plain string, as the contract writes it
+            out[p.name] = v
         return out
 
     def with_overrides(self, overrides: Mapping[str, Any], name: str | None = None) -> RuleSet:
@@ -272,6 +418,12 @@ class RuleSet:
             if key == "card_values":
                 value = _card_values(value, self.card_values)
             changes[key] = value
+        for p in PARAMS:  # every value checked in the parameters' order: the first bad one is named
+            if p.name in changes:
+                _check(p, changes[p.name])
+        end = {k: changes.pop(k) for k in MATCH_END_PARAMS if k in changes}
+        if end:
+            changes["match_end"] = self.match_end.with_overrides(end)
         return dataclasses.replace(self, name=name or self.name, **changes)
 
 
@@ -298,7 +450,7 @@ def _check(p: Param, v: object) -> None:
         if v not in p.choices:
             raise InvalidParameter(p.name, "must be one of " + ", ".join(p.choices))
     elif p.kind == "joker_value":
-        if v != "represented" and not (_is_int(v) and 0 <= v <= 100):  # type: ignore[operator]
+        if v != REPRESENTED and not (_is_int(v) and 0 <= v <= 100):  # type: ignore[operator]
             raise InvalidParameter(p.name, "must be \"represented\" or an integer 0-100")
     elif p.kind == "card_values":
         if not isinstance(v, CardValues):
@@ -321,36 +473,36 @@ KALUKI_51 = RuleSet(
     name="kaluki-51",
     source="S0 (Kaluki Rummy rules: 51 to open, joker 25, Kaluki costs losers 25)",
     players_min=2, players_max=4, hand_size=13,
-    run_min=4, ace="high_or_low", ace_low_value=11,
+    run_min=4, ace=AceMode.HIGH_OR_LOW, ace_low_value=11,
     opening_min_points=51, joker_opening_value=25,
     build_requires_opening=True,  # S0: "Once a player has Melded, they are allowed to Build"
-    discard_pickup="free",
-    release_set="one_missing", release_closed_four=False, release_run="exact",
+    discard_pickup=PickupMode.FREE,
+    release_set=ReleaseSetMode.ONE_MISSING, release_closed_four=False, release_run=ReleaseRunMode.EXACT,
     release_requires_opening=True,  # S0: the joker is stolen "for his own Melds"
-    released_joker="any_meld",
-    final_discard="optional",  # S0: the last card goes "on a ... Set or Run, or on the Discard Pile"
-    special_win="kaluki",
+    released_joker=ReleasedJokerMode.ANY_MELD,
+    final_discard=FinalDiscardMode.OPTIONAL,  # S0: the last card goes "on a ... Set or Run, or on the Discard Pile"
+    special_win=SpecialWin.KALUKI,
     card_values=CardValues(ace=11, face=10, joker=25),
-    scoring="winner_collects", special_flat=25,
-    match_end="goal", goal_points=500,
+    scoring=ScoringMode.WINNER_COLLECTS, special_flat=25,
+    match_end=MatchEnd(MatchEndMode.GOAL, goal_points=500),
 )
 
 KALUKI_HUNT = RuleSet(
     name="kaluki-hunt",
     source="S1, S3 (online Kaluki: Hunt 40 / Going Out 20, losers' hand values, doubled after a Hunt)",
     players_min=2, players_max=4, hand_size=13,
-    run_min=3, ace="high_or_low", ace_low_value=11,
-    opening_min_points=0, joker_opening_value="represented",
+    run_min=3, ace=AceMode.HIGH_OR_LOW, ace_low_value=11,
+    opening_min_points=0, joker_opening_value=REPRESENTED,
     build_requires_opening=False,  # S1 allows building on any meld, no opening condition
-    discard_pickup="free",
-    release_set="all_missing", release_closed_four=False, release_run="exact",
+    discard_pickup=PickupMode.FREE,
+    release_set=ReleaseSetMode.ALL_MISSING, release_closed_four=False, release_run=ReleaseRunMode.EXACT,
     release_requires_opening=False,
-    released_joker="any_meld",  # S1: used "to meld cards by laying them on table at the same turn"
-    final_discard="required",  # S1: "the last card going onto the discard pile"
-    special_win="hunt",
+    released_joker=ReleasedJokerMode.ANY_MELD,  # S1: used "to meld cards by laying them on table at the same turn"
+    final_discard=FinalDiscardMode.REQUIRED,  # S1: "the last card going onto the discard pile"
+    special_win=SpecialWin.HUNT,
     card_values=CardValues(ace=11, face=10, joker=25),
-    scoring="bonus_penalty", out_bonus=20, special_bonus=40, special_multiplier=2,
-    match_end="hands", match_hands=10,
+    scoring=ScoringMode.BONUS_PENALTY, out_bonus=20, special_bonus=40, special_multiplier=2,
+    match_end=MatchEnd(MatchEndMode.HANDS, match_hands=10),
 )
 
 KALUKI_UK = RuleSet(
@@ -358,19 +510,19 @@ KALUKI_UK = RuleSet(
     source="British club rules (pagat.com, kalooki.co.uk): 40 to open, penalty points, "
            "elimination over 150 with buy-ins",
     players_min=2, players_max=5, hand_size=13,
-    run_min=3, ace="high", ace_low_value=1,
-    opening_min_points=40, joker_opening_value="represented",
+    run_min=3, ace=AceMode.HIGH, ace_low_value=1,
+    opening_min_points=40, joker_opening_value=REPRESENTED,
     build_requires_opening=True,
-    discard_pickup="new_meld_same_turn",
-    release_set="one_missing", release_closed_four=True, release_run="exact",
+    discard_pickup=PickupMode.NEW_MELD_SAME_TURN,
+    release_set=ReleaseSetMode.ONE_MISSING, release_closed_four=True, release_run=ReleaseRunMode.EXACT,
     release_requires_opening=True,
-    released_joker="new_meld",
-    final_discard="required",
-    special_win="kalookie",
+    released_joker=ReleasedJokerMode.NEW_MELD,
+    final_discard=FinalDiscardMode.REQUIRED,
+    special_win=SpecialWin.KALOOKIE,
     card_values=CardValues(ace=11, face=10, joker=15),
-    scoring="penalty", special_multiplier=2,
-    match_end="elimination", elimination_over=150, buy_ins=True, buy_ins_max=1,
-    buy_in_min_players=3,
+    scoring=ScoringMode.PENALTY, special_multiplier=2,
+    match_end=MatchEnd(MatchEndMode.ELIMINATION, elimination_over=150, buy_ins=True, buy_ins_max=1,
+                       buy_in_min_players=3),
 )
 
 KALOOKI_40 = RuleSet(
@@ -378,18 +530,18 @@ KALOOKI_40 = RuleSet(
     source="online \"Kalooki 40\" rooms: 40 to open, ace low counts 1, penalty points, "
            "elimination over 150",
     players_min=2, players_max=4, hand_size=13,
-    run_min=3, ace="high_or_low", ace_low_value=1,
-    opening_min_points=40, joker_opening_value="represented",
+    run_min=3, ace=AceMode.HIGH_OR_LOW, ace_low_value=1,
+    opening_min_points=40, joker_opening_value=REPRESENTED,
     build_requires_opening=True,
-    discard_pickup="meld_same_turn",
-    release_set="all_missing", release_closed_four=False, release_run="exact",
+    discard_pickup=PickupMode.MELD_SAME_TURN,
+    release_set=ReleaseSetMode.ALL_MISSING, release_closed_four=False, release_run=ReleaseRunMode.EXACT,
     release_requires_opening=True,
-    released_joker="any_meld",
-    final_discard="required",
-    special_win="kalookie",
+    released_joker=ReleasedJokerMode.ANY_MELD,
+    final_discard=FinalDiscardMode.REQUIRED,
+    special_win=SpecialWin.KALOOKIE,
     card_values=CardValues(ace=11, face=10, joker=15),
-    scoring="penalty", special_multiplier=2,
-    match_end="elimination", elimination_over=150, buy_ins=False,
+    scoring=ScoringMode.PENALTY, special_multiplier=2,
+    match_end=MatchEnd(MatchEndMode.ELIMINATION, elimination_over=150, buy_ins=False),
 )
 
 CATALOG: Mapping[str, RuleSet] = MappingProxyType(

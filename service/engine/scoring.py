@@ -22,14 +22,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from .cards import Card, check_deck
 from .errors import EngineError
 from .players import player_id
-from .rules import RuleSet
+from .rules import RuleSet, ScoringMode
 
-FINISHES = ("out", "special")
+
+class Finish(StrEnum):
+    """How a hand ends for its winner (SPEC §6): going out, or a special win."""
+
+    OUT = "out"
+    SPECIAL = "special"
+
+
+FINISHES = tuple(Finish)
 
 
 class ScoringError(EngineError):
@@ -101,7 +110,7 @@ def score_hand(rules: RuleSet, winner: str, finish: str,
     if held[winner]:
         raise ScoringError("winner-holds-cards", f"the winner {winner!r} still holds "
                            f"{len(held[winner])} card(s)", field="players")
-    special = finish == "special"
+    special = finish == Finish.SPECIAL
     values = {pid: hand_value(cards, rules) for pid, cards in players}
     # SPEC §6: after a special win the losers' hand values count x special_multiplier
     # under every mode (winner_collects included; kaluki-51 has 1)
@@ -111,11 +120,11 @@ def score_hand(rules: RuleSet, winner: str, finish: str,
     for pid in ids:
         v = values[pid]
         if pid == winner:
-            points = {"winner_collects": losers_total,
-                      "bonus_penalty": rules.special_bonus if special else rules.out_bonus,
-                      "penalty": 0}[rules.scoring]
+            points = {ScoringMode.WINNER_COLLECTS: losers_total,
+                      ScoringMode.BONUS_PENALTY: rules.special_bonus if special else rules.out_bonus,
+                      ScoringMode.PENALTY: 0}[rules.scoring]
             out.append(PlayerScore(pid, v, points, 0))
-        elif rules.scoring == "winner_collects":
+        elif rules.scoring == ScoringMode.WINNER_COLLECTS:
             out.append(PlayerScore(pid, v, -rules.special_flat if special else 0, 0))
         else:
             out.append(PlayerScore(pid, v, 0, v * multiplier))

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import melds as m
 from .cards import JOKER, Card, MeldCard, full_deck
-from .rules import RuleSet
+from .rules import FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
 
 
 def _find_melds(hand: list[Card], rules: RuleSet, rng: random.Random) -> list[list[Card]]:
@@ -112,13 +112,13 @@ class Bot:
         rules, rng, hand = self.rules, self.rng, self.hands[p]
         t: dict[str, Any] = {"player": p}
         taken = None
-        keep = 1 if rules.final_discard == "required" else 0
+        keep = 1 if rules.final_discard == FinalDiscardMode.REQUIRED else 0
         forced: list[Card] | None = None
-        if rules.discard_pickup == "free" and self.pile and rng.random() < 0.25:
+        if rules.discard_pickup == PickupMode.FREE and self.pile and rng.random() < 0.25:
             taken = self.pile.pop()
             t["draw"] = {"from": "discard", "card": str(taken)}
             hand.append(taken)
-        elif (rules.discard_pickup != "free" and self.pile and p in self.opened
+        elif (rules.discard_pickup != PickupMode.FREE and self.pile and p in self.opened
               and rng.random() < 0.5 and (forced := self.pickup_meld(hand, keep)) is not None):
             # the card taken must go on the table this turn: the bot lays it in a new meld
             taken = self.pile.pop()
@@ -216,7 +216,7 @@ class Bot:
     def releases(self, p: str, plays: list[dict[str, Any]], keep: int) -> None:
         rules, hand = self.rules, self.hands[p]
         for idx, meld in enumerate(list(self.table)):
-            if meld.kind != m.RUN or meld.joker_count == 0:
+            if not isinstance(meld, m.RunMeld) or meld.joker_count == 0:
                 continue
             for _, stands in meld.jokers():
                 c = Card.parse(stands)
@@ -226,9 +226,9 @@ class Bot:
                 if not ruling.legal:
                     continue
                 new_meld = None
-                if rules.released_joker == "hand":
+                if rules.released_joker == ReleasedJokerMode.HAND:
                     target = None
-                elif rules.released_joker == "new_meld":
+                elif rules.released_joker == ReleasedJokerMode.NEW_MELD:
                     target = None
                     rest = list(hand)
                     rest.remove(c)

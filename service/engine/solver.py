@@ -70,11 +70,22 @@ from itertools import combinations, product
 
 from .cards import JOKER, SUITS, Card, MeldCard, card_at, check_deck
 from .errors import EngineError
-from .melds import RUN, SET, Meld, rank_of_value, run_card_value, run_points, set_points
-from .rules import RuleSet
+from .melds import (
+    RUN,
+    SET,
+    Meld,
+    MeldKind,
+    RunMeld,
+    SetMeld,
+    rank_of_value,
+    run_card_value,
+    run_points,
+    set_points,
+)
+from .rules import REPRESENTED, AceMode, FinalDiscardMode, RuleSet
 from .scoring import card_value
 
-__all__ = ["WORK_BUDGET", "Analysis", "SearchTooLarge", "analyze"]
+__all__ = ["WORK_BUDGET", "Analysis", "HandTooLarge", "SearchTooLarge", "analyze"]
 
 WORK_BUDGET = 100_000
 """Units of search work one analysis may spend (see :class:`SearchTooLarge`)."""
@@ -99,6 +110,19 @@ class SearchTooLarge(EngineError):
         super().__init__(f"analysing these cards under these rules needs more than {budget:,} "
                          "units of search work (the service's budget per request); use fewer "
                          "jokers or cards, or longer minimum melds", params={"budget": budget})
+
+
+class HandTooLarge(EngineError):
+    """More cards than a hand holds under the rules: ``hand_size + 1`` at most (a hand
+    after its draw). ``params``: ``limit`` and ``count``."""
+
+    code = "hand-too-large"
+
+    def __init__(self, rules: RuleSet, count: int, field: str = "cards") -> None:
+        self.limit = rules.hand_size + 1
+        super().__init__(f"a hand holds at most {self.limit} cards under {rules.name}, not {count}",
+                         field=field, params={"limit": self.limit, "count": count})
+
 
 _W = 5
 """Bits per card-count field: four for the count, one guard bit above them."""
@@ -133,7 +157,7 @@ class Analysis:
     opening_points: int = 0
 
 
-_Candidate = tuple[tuple[int, ...], int, int, str, object, int]
+_Candidate = tuple[tuple[int, ...], int, int, MeldKind, int | str, int]
 """A meld the hand can form: (natural positions ascending, jokers, points, kind,
 rank (sets) or suit (runs), start value (runs))."""
 
@@ -144,12 +168,15 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
     already made their opening (it decides :attr:`Analysis.can_go_out` and
     :attr:`Analysis.can_special`, nothing else).
 
-    Raises :class:`.cards.ImpossibleCards` when the cards cannot come from one deck,
-    and :class:`SearchTooLarge` when the search would spend more than ``budget``
-    units of work.
+    Raises :class:`HandTooLarge` for more than ``hand_size + 1`` cards,
+    :class:`.cards.ImpossibleCards` when the cards cannot come from one deck, and
+    :class:`SearchTooLarge` when the search would spend more than ``budget`` units of
+    work.
     """
+    if len(cards) > rules.hand_size + 1:
+        raise HandTooLarge(rules, len(cards))
     hand = sorted(cards, key=lambda c: c.index)
-    check_deck(hand, rules.decks, rules.jokers)
+    check_deck(cards, rules.decks, rules.jokers)  # in the order given (names the same card)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
     types = sorted(counts, key=lambda t: (t % 13, t))
@@ -237,8 +264,9 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
     threshold = rules.opening_min_points
     n = len(hand)
     melded = sum(len(x.cards) for x in laid)
-    exact_ok = rules.final_discard == "optional" and n >= 1 and exact >= 0
-    special = (rules.final_discard == "optional" and n >= 1 and exact >= threshold) or (
+    optional = rules.final_discard == FinalDiscardMode.OPTIONAL
+    exact_ok = optional and n >= 1 and exact >= 0
+    special = (optional and n >= 1 and exact >= threshold) or (
         n >= 2 and one_left >= threshold)
     if opened:  # the first meld is behind them: out needs no threshold, no special is left
         go_out, special = exact_ok or one_left >= 0, False
@@ -342,11 +370,11 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
 
 def _value_line(rules: RuleSet) -> tuple[int, int, int]:
     """(lowest value, highest value, highest start) a run may use under ``rules.ace``."""
-    if rules.ace == "around":
+    if rules.ace == AceMode.AROUND:
         return 1, 13 + rules.effective_run_max - 1, 13
-    if rules.ace == "high":
+    if rules.ace == AceMode.HIGH:
         return 2, 14, 14
-    if rules.ace == "low":
+    if rules.ace == AceMode.LOW:
         return 1, 13, 13
     return 1, 14, 14
 
@@ -364,7 +392,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
     shortest = rules.run_min
     least = max(1, rules.run_min_naturals)
     longest = rules.effective_run_max
-    if rules.ace != "around" and shortest - jokers >= least:
+    if rules.ace != AceMode.AROUND and shortest - jokers >= least:
         # every run of 2 * run_min cards or more splits in two legal runs (see _splits)
         longest = min(longest, 2 * shortest - 1)
     jv = rules.joker_opening_value
@@ -375,7 +403,7 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
         at[v] = held.get(rank_of_value(v), -1)
         rv = run_card_value(v, rules)
         pv[v + 1] = pv[v] + rv
-        pd[v + 1] = pd[v] + (0 if jv == "represented" else int(jv) - rv)
+        pd[v + 1] = pd[v] + (0 if jv == REPRESENTED else int(jv) - rv)
     for a in range(lo, hi + 1):
         if at[a] < 0 or a - jokers > top_start:
             continue
@@ -476,17 +504,17 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
         joined = False
         for i, x in enumerate(out):
             for j, y in enumerate(out):
-                if i == j or x.kind != RUN or y.kind != RUN or x.suit != y.suit:
+                if i == j or not isinstance(x, RunMeld) or not isinstance(y, RunMeld) \
+                        or x.suit != y.suit:
                     continue
                 if len(x.cards) + len(y.cards) > rules.effective_run_max:
                     continue
                 if rank_of_value(x.end + 1) != rank_of_value(y.start):
                     continue
-                if rules.ace != "around" and x.end + 1 != y.start:
+                if rules.ace != AceMode.AROUND and x.end + 1 != y.start:
                     continue
                 tokens = x.cards + y.cards
-                run = Meld(RUN, tokens, suit=x.suit, start=x.start,
-                           points=run_points(x.start, tokens, rules))
+                run = RunMeld(x.suit, x.start, tokens, run_points(x.start, tokens, rules))
                 if run.points != x.points + y.points:
                     continue
                 out[min(i, j)] = run
@@ -500,16 +528,15 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
 
 def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
     """The candidate laid out as :func:`.melds.validate` reads it, jokers declared."""
-    naturals, k, _, kind, what, start = c
-    if kind == SET:
-        assert isinstance(what, int)
+    naturals, k, _, _, what, start = c
+    if isinstance(what, int):  # a set's rank
         cards = tuple(MeldCard(card_at(types[p])) for p in naturals) + (
             MeldCard(JOKER, what, None),) * k
-        return Meld(SET, cards, rank=what, points=set_points(what, len(naturals), k, rules))
-    assert isinstance(what, str)
+        return SetMeld(what, cards, set_points(what, len(naturals), k, rules))
+    # a run's suit
     held = {card_at(types[p]).rank for p in naturals}
     tokens = tuple(
         MeldCard(Card(rank_of_value(v), what)) if rank_of_value(v) in held
         else MeldCard(JOKER, rank_of_value(v), what)
         for v in range(start, start + len(naturals) + k))
-    return Meld(RUN, tokens, suit=what, start=start, points=run_points(start, tokens, rules))
+    return RunMeld(what, start, tokens, run_points(start, tokens, rules))

@@ -43,22 +43,21 @@ from typing import Any
 import orjson
 
 from ..engine.match import (
-    CONFIG_KEYS,
     EntryError,
-    MatchConfig,
     MatchError,
     MatchState,
     ScoredHand,
     apply_buy_in,
     apply_hand,
     fold,
-    new_state,
+    match_end_of,
+    new_match,
     rescore,
     score_input,
 )
 from ..engine.players import PlayerIdError, player_id
-from ..engine.rules import RuleSet, resolve
-from ..engine.scoring import PlayerScore, check_seats
+from ..engine.rules import MatchEnd, RuleSet, resolve
+from ..engine.scoring import PlayerScore
 from . import signing
 from .chain import GENESIS, ChainError, fingerprint, seal, verify
 from .errors import (
@@ -127,7 +126,7 @@ class Match:
     id: str
     ruleset: Any  # as the client wrote it: a catalog name or {"base", "overrides"}
     players: tuple[str, ...]
-    config: MatchConfig
+    config: MatchEnd
     state: MatchState
     version: int  # entries so far
     head: str  # the last entry's hash (64 zeros when empty)
@@ -146,7 +145,7 @@ class Match:
     def from_stored(cls, match_id: str, meta: Mapping[str, Any], state: Mapping[str, Any],
                     version: int, head: str, token: str) -> Match:
         return cls(match_id, meta["ruleset"], tuple(meta["players"]),
-                   MatchConfig(**meta["match_end"]), MatchState.from_dict(state), version, head,
+                   MatchEnd.from_dict(meta["match_end"]), MatchState.from_dict(state), version, head,
                    meta.get("created"), token)
 
 
@@ -269,9 +268,8 @@ class LedgerService:
                overrides: Mapping[str, Any] | None = None) -> tuple[Match, str]:
         """A new match and its write token (returned once; only its hash is stored)."""
         rules = resolve(ruleset)
-        check_seats(len(players), rules)
-        config = MatchConfig.from_rules(rules, {k: (overrides or {}).get(k) for k in CONFIG_KEYS})
-        state = new_state(players)
+        state = new_match(players, rules)
+        config = match_end_of(rules, overrides)
         token = secrets.token_urlsafe(32)
         for _ in range(3):  # 96 random bits: a collision practically never happens
             match = Match(secrets.token_urlsafe(12), ruleset, tuple(state.players), config, state, 0,
@@ -427,9 +425,8 @@ class LedgerService:
         answered = _answered(doc.get("idempotency") or [], len(entries))
         ruleset, players = doc["ruleset"], list(doc["players"])
         rules = resolve(ruleset)
-        check_seats(len(players), rules)
-        config = MatchConfig(**{**MatchConfig.from_rules(rules).to_dict(), **doc["match_end"]})
-        try:
+        config = match_end_of(rules, doc["match_end"])
+        try:  # the players fit the rule set's seats, and every entry re-scores as recorded
             state = rescore(ruleset, rules, players, config, entries)
         except MatchError as exc:
             if exc.code in ("rescore-mismatch", "invalid-entry"):
@@ -505,5 +502,5 @@ def _authorize(m: Match, token: str | None) -> None:
 def rescore_export(doc: Mapping[str, Any]) -> MatchState:
     """The standings an export's entries re-score to (its chain is not checked here)."""
     rules = resolve(doc["ruleset"])
-    config = MatchConfig(**{**MatchConfig.from_rules(rules).to_dict(), **doc["match_end"]})
+    config = match_end_of(rules, doc["match_end"])
     return rescore(doc["ruleset"], rules, doc["players"], config, doc["entries"])

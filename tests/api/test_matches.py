@@ -98,6 +98,30 @@ def test_create_rejects(client, body, code):
     assert r.mimetype == "application/problem+json"
 
 
+def test_match_end_fields_are_the_rule_set_parameters():
+    """The schema's match-end settings are the rule-set parameters, with their ranges
+    (one definition: engine.rules): the bounds are accepted, one past them refused."""
+    from marshmallow import ValidationError
+
+    from service.api.matches.schemas import MatchEndFields
+    from service.engine.rules import MATCH_END_PARAMS, PARAMS_BY_NAME
+
+    schema = MatchEndFields()
+    assert set(schema.fields) == set(MATCH_END_PARAMS)
+    for name in MATCH_END_PARAMS:
+        p = PARAMS_BY_NAME[name]
+        if p.kind == "int":
+            assert schema.load({name: p.minimum}) == {name: p.minimum}
+            assert schema.load({name: p.maximum}) == {name: p.maximum}
+            for bad in (p.minimum - 1, p.maximum + 1):
+                with pytest.raises(ValidationError):
+                    schema.load({name: bad})
+        elif p.kind == "choice":
+            assert [schema.load({name: c})[name] for c in p.choices] == list(p.choices)
+            with pytest.raises(ValidationError):
+                schema.load({name: "never"})
+
+
 def test_unknown_match_is_404(client):
     for r in (client.get("/v1/matches/nosuchmatch0"), client.get("/v1/matches/x"),
               client.get("/v1/matches/nosuchmatch0/export"),

@@ -5,34 +5,67 @@ import pytest
 from service.engine.match import (
     FINISHED,
     IN_PROGRESS,
-    MatchConfig,
     MatchError,
     MatchState,
     apply_buy_in,
     apply_hand,
+    match_end_of,
+    new_match,
     new_state,
     replay,
 )
-from service.engine.rules import CATALOG
+from service.engine.rules import CATALOG, InvalidParameter, MatchEnd, resolve
+from service.engine.scoring import ScoringError
 
 
 def test_config_from_rules_and_overrides():
-    cfg = MatchConfig.from_rules(CATALOG["kaluki-uk"])
-    assert (cfg.match_end, cfg.elimination_over, cfg.buy_ins) == ("elimination", 150, True)
-    cfg = MatchConfig.from_rules(CATALOG["kaluki-51"], {"match_end": "hands", "match_hands": 3,
-                                                       "goal_points": None})
-    assert (cfg.match_end, cfg.match_hands, cfg.goal_points) == ("hands", 3, 500)
+    cfg = match_end_of(CATALOG["kaluki-uk"])
+    assert (cfg.mode, cfg.elimination_over, cfg.buy_ins) == ("elimination", 150, True)
+    cfg = match_end_of(CATALOG["kaluki-51"], {"match_end": "hands", "match_hands": 3,
+                                             "goal_points": None})
+    assert (cfg.mode, cfg.match_hands, cfg.goal_points) == ("hands", 3, 500)
 
 
 def test_bad_config():
     with pytest.raises(MatchError) as e:
-        MatchConfig("sudden-death")
+        match_end_of(CATALOG["kaluki-51"], {"match_end": "sudden-death"})
     assert (e.value.code, e.value.field) == ("invalid-parameter", "match_end")
+    with pytest.raises(MatchError) as e:
+        match_end_of(CATALOG["kaluki-51"], {"goal_points": 0})
+    assert (e.value.code, e.value.field) == ("invalid-parameter", "goal_points")
+    with pytest.raises(InvalidParameter):
+        MatchEnd("sudden-death")
+
+
+def test_match_end_is_one_value_nested_in_the_rule_set():
+    """SPEC §3: the match-end parameters are published flat; a rule set holds them as one
+    MatchEnd, and overrides by their flat names reach it."""
+    uk = CATALOG["kaluki-uk"]
+    assert uk.match_end == MatchEnd("elimination", elimination_over=150, buy_ins=True)
+    assert {k: uk.to_dict()[k] for k in uk.match_end.to_dict()} == uk.match_end.to_dict()
+    assert type(uk.to_dict()["match_end"]) is str
+    derived = resolve({"base": "kaluki-uk", "overrides": {"match_end": "hands", "match_hands": 4}})
+    assert (derived.match_end.mode, derived.match_end.match_hands) == ("hands", 4)
+    assert derived.match_end.elimination_over == 150
+    with pytest.raises(InvalidParameter) as e:
+        resolve({"base": "kaluki-uk", "overrides": {"buy_ins_max": 0}})
+    assert e.value.field == "ruleset.overrides.buy_ins_max"
+    assert MatchEnd.from_dict(derived.match_end.to_dict()) == derived.match_end
+
+
+def test_a_match_seats_what_its_rule_set_seats():
+    """SPEC §3 players_min..players_max: a match of one player, or more than the rule set
+    seats, cannot start (player-count), whatever the ids."""
+    assert new_match(["a", "b", "c", "d", "e"], CATALOG["kaluki-uk"]).players == ["a", "b", "c", "d", "e"]
+    for players in (["a"], ["a", "b", "c", "d", "e"]):
+        with pytest.raises(ScoringError) as e:
+            new_match(players, CATALOG["kaluki-51"])
+        assert (e.value.code, e.value.field) == ("player-count", "players")
 
 
 def test_goal_first_to_reach_wins():
     """S0: "the first player to reach this score wins"; SPEC §3 match_end goal."""
-    cfg = MatchConfig("goal", goal_points=100)
+    cfg = MatchEnd("goal", goal_points=100)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 60, 0), ("b", 0, 0), ("c", 0, 0)])
     assert s.status == IN_PROGRESS
@@ -45,7 +78,7 @@ def test_goal_first_to_reach_wins():
 
 def test_elimination_and_last_one_standing():
     """pagat (kaluki-uk): over 150 penalty points a player is out; the last one left wins."""
-    cfg = MatchConfig("elimination", elimination_over=20)
+    cfg = MatchEnd("elimination", elimination_over=20)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 20), ("c", 0, 21)])
     assert [x.eliminated for x in s.standings] == [False, False, True]  # 20 is not over 20
@@ -61,7 +94,7 @@ def test_buy_in_rules():
     """pagat (kaluki-uk): an eliminated player may buy back in at the highest remaining
     score; SPEC §3 buy_ins, buy_ins_max (per player), buy_in_min_players (counting the
     one buying in)."""
-    cfg = MatchConfig("elimination", elimination_over=20, buy_ins=True)
+    cfg = MatchEnd("elimination", elimination_over=20, buy_ins=True)
     s = new_state(["a", "b", "c", "d"])
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 12), ("d", 0, 7)])
     assert s.active == ["a", "c", "d"]
@@ -82,20 +115,20 @@ def test_buy_in_rules():
     # SPEC §3 buy_in_min_players 3 counts the one buying in: a, d and c make three
     s2 = apply_buy_in(s, cfg, "c")
     assert s2.active == ["a", "c", "d"] and s2.standings[2].penalty == 7  # d's
-    twice = MatchConfig("elimination", elimination_over=20, buy_ins=True, buy_ins_max=2)
+    twice = MatchEnd("elimination", elimination_over=20, buy_ins=True, buy_ins_max=2)
     assert apply_buy_in(s, twice, "b").standings[1].buy_ins == 2
-    closed = MatchConfig("elimination", elimination_over=20, buy_ins=True, buy_in_min_players=4)
+    closed = MatchEnd("elimination", elimination_over=20, buy_ins=True, buy_in_min_players=4)
     with pytest.raises(MatchError) as e:  # a, d and c make three, four needed
         apply_buy_in(s, closed, "c")
     assert e.value.code == "buy-ins-closed"
     with pytest.raises(MatchError) as e:
-        apply_buy_in(s, MatchConfig("elimination", elimination_over=20), "b")
+        apply_buy_in(s, MatchEnd("elimination", elimination_over=20), "b")
     assert e.value.code == "buy-ins-not-allowed"
 
 
 def test_hands_winner_and_ties():
     """SPEC §3 match_end hands (kaluki-hunt: 10 hands): most points, then least penalty."""
-    cfg = MatchConfig("hands", match_hands=2)
+    cfg = MatchEnd("hands", match_hands=2)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 20, 0), ("b", 0, 5), ("c", 0, 9)])
     s = apply_hand(s, cfg, "b", [("a", 0, 5), ("b", 20, 0), ("c", 0, 9)])
@@ -108,7 +141,7 @@ def test_hands_winner_and_ties():
 
 
 def test_replay_equals_fold_and_roundtrip():
-    cfg = MatchConfig("elimination", elimination_over=10, buy_ins=True)
+    cfg = MatchEnd("elimination", elimination_over=10, buy_ins=True)
     events = [("hand", "a", [("a", 0, 0), ("b", 0, 11), ("c", 0, 3), ("d", 0, 1)]),
               ("buy-in", "b", None),
               ("hand", "c", [("a", 0, 4), ("b", 0, 9), ("c", 0, 0), ("d", 0, 2)])]

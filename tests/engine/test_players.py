@@ -102,7 +102,7 @@ def test_matches_use_the_same_rule() -> None:
     with pytest.raises(MatchError) as info:
         new_state([" ann", "lou"])
     assert info.value.code == "invalid-player-id"
-    from service.engine.match import MatchConfig
+    from service.engine.rules import MatchEnd
     with pytest.raises(MatchError) as info:
-        apply_buy_in(new_state(["a", "b", "c"]), MatchConfig("elimination", buy_ins=True), "a\u0000")
+        apply_buy_in(new_state(["a", "b", "c"]), MatchEnd("elimination", buy_ins=True), "a\u0000")
     assert info.value.code == "invalid-player-id"

@@ -421,11 +421,12 @@ def test_buy_ins_as_independent_implementations_read_them() -> None:
     """SPEC §3 buy_ins_max and buy_in_min_players (kaluki-uk: 1 and 3, counting the
     player buying in): the first player out of a three-player game may buy back in at
     the highest remaining penalty, once; head to head never allows one."""
-    from service.engine.match import MatchConfig, MatchError, apply_buy_in, apply_hand, new_state
+    from service.engine.match import MatchError, apply_buy_in, apply_hand, match_end_of, new_state
 
     uk = resolve(UK)
-    assert (uk.buy_ins, uk.buy_ins_max, uk.buy_in_min_players) == (True, 1, 3)
-    cfg = MatchConfig.from_rules(uk)
+    assert (uk.match_end.buy_ins, uk.match_end.buy_ins_max, uk.match_end.buy_in_min_players) == (
+        True, 1, 3)
+    cfg = match_end_of(uk)
     s = apply_hand(new_state(["a", "b", "c"]), cfg, "a", [("a", 0, 0), ("b", 0, 155), ("c", 0, 24)])
     s = apply_buy_in(s, cfg, "b")
     assert (s.standings[1].eliminated, s.standings[1].penalty) == (False, 24)
@@ -433,14 +434,14 @@ def test_buy_ins_as_independent_implementations_read_them() -> None:
     with pytest.raises(MatchError) as err:
         apply_buy_in(s, cfg, "b")
     assert err.value.code == "buy-ins-exhausted"
-    two = MatchConfig.from_rules(uk, {"buy_ins_max": 5})
+    two = match_end_of(uk, {"buy_ins_max": 5})
     s = apply_hand(new_state(["a", "b", "c", "d"]), two, "a",
                    [("a", 0, 0), ("b", 0, 151), ("c", 0, 151), ("d", 0, 9)])
     s = apply_buy_in(s, two, "b")  # a, d and b: three at the table
     assert s.active == ["a", "b", "d"]
     s = apply_hand(s, two, "a", [("a", 0, 0), ("b", 0, 200), ("d", 0, 200)])
     assert s.status == "finished"  # one left: the match is over before any head-to-head buy-in
-    closed = MatchConfig.from_rules(uk, {"buy_in_min_players": 4})
+    closed = match_end_of(uk, {"buy_in_min_players": 4})
     s = apply_hand(new_state(["a", "b", "c"]), closed, "a", [("a", 0, 0), ("b", 0, 155), ("c", 0, 2)])
     with pytest.raises(MatchError) as err:
         apply_buy_in(s, closed, "b")

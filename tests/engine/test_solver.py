@@ -14,7 +14,7 @@ from service.engine.cards import JOKER, RANKS, SUITS, Card, ImpossibleCards, par
 from service.engine.melds import validate
 from service.engine.rules import CATALOG, RuleSet
 from service.engine.scoring import card_value
-from service.engine.solver import Analysis, analyze
+from service.engine.solver import Analysis, HandTooLarge, analyze
 from tests.engine.oracle import all_melds, judge
 
 RULESETS = list(CATALOG.values())
@@ -273,3 +273,18 @@ def test_more_jokers_than_the_catalog_deals(rules: RuleSet) -> None:
     rng = random.Random(f"jokers/{rules.name}")
     for n in range(6):
         agree(dense_hand(rng, rng.randint(6, 8), 3 + n % 2), four, opened=n % 2 == 0)
+
+
+def test_a_hand_holds_at_most_hand_size_plus_one_cards() -> None:
+    """SPEC §5 analyze: a hand after its draw holds hand_size + 1 cards; more is refused
+    (hand-too-large) before anything else is read."""
+    rules = CATALOG["kaluki-hunt"]
+    analyze(full_deck_cards(rules.hand_size + 1), rules)
+    with pytest.raises(HandTooLarge) as e:
+        analyze(full_deck_cards(rules.hand_size + 2), rules)
+    assert (e.value.code, e.value.field, e.value.params) == (
+        "hand-too-large", "cards", {"limit": 14, "count": 15})
+
+
+def full_deck_cards(n: int) -> list[Card]:
+    return [Card(rank, suit) for suit in SUITS for rank in range(1, 14)][:n]

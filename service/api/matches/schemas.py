@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from ...engine.rules import MATCH_END_MODES
+from ...engine.rules import PARAMS_BY_NAME
 from ...ledger.service import EXPORT_FORMAT
 from ..common import StrictSchema, ruleset_field
 from ..hands import PlayerScoreSchema, ScoreSchema
@@ -21,14 +21,27 @@ def _player_id() -> fields.String:
     return fields.String(validate=validate.Length(min=1, max=64))
 
 
+def _match_end_field(name: str) -> fields.Field[Any]:
+    """A match-end setting, read as its rule-set parameter is checked (one definition:
+    :class:`service.engine.rules.MatchEnd` and the parameters' ranges and choices)."""
+    p = PARAMS_BY_NAME[name]
+    if p.kind == "int":
+        return Int(validate=validate.Range(p.minimum, p.maximum))
+    if p.kind == "bool":
+        return Bool()
+    assert p.kind == "choice", p.kind
+    return fields.String(validate=validate.OneOf(p.choices))
+
+
+# the settings a match may override, by their published names (engine.rules.MATCH_END_PARAMS)
 class MatchEndFields(StrictSchema):
-    match_end = fields.String(validate=validate.OneOf(MATCH_END_MODES))
-    goal_points = Int(validate=validate.Range(1, 1_000_000))
-    elimination_over = Int(validate=validate.Range(1, 1_000_000))
-    match_hands = Int(validate=validate.Range(1, 10_000))
-    buy_ins = Bool()
-    buy_ins_max = Int(validate=validate.Range(1, 100))
-    buy_in_min_players = Int(validate=validate.Range(2, 100))
+    match_end = _match_end_field("match_end")
+    goal_points = _match_end_field("goal_points")
+    elimination_over = _match_end_field("elimination_over")
+    match_hands = _match_end_field("match_hands")
+    buy_ins = _match_end_field("buy_ins")
+    buy_ins_max = _match_end_field("buy_ins_max")
+    buy_in_min_players = _match_end_field("buy_in_min_players")
 
 
 class CreateMatchSchema(MatchEndFields):
