@@ -1,18 +1,17 @@
-"""What every resource shares: reading cards and rule sets, rendering melds and rulings."""
+"""What every resource shares: reading cards, rule sets and table melds; the documented
+shapes of melds and violations (their rendering is :mod:`.render`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from flask import current_app
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from ..engine import melds as m
-from ..engine.cards import RANKS, Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
+from ..engine.cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
 from ..engine.rules import RuleSet, RuleSetError, resolve
-from ..engine.violations import Violation
-from ..i18n import N_, Text, render
+from ..i18n import N_, Text
 from .parsing import Bool, FastField, Int
 from .problems import Problem, language
 
@@ -91,6 +90,8 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
         raise exc.at(field) from None
     except m.InvalidMeld as exc:
         v = exc.violation
+        from .render import violation_dict  # render builds on this module's schemas' shapes
+
         raise Problem("invalid-meld", TABLE_MELD_ILLEGAL,
                       params={"message": Text(v.template, v.params, v.code)},
                       errors={field: [v.message()]},
@@ -98,41 +99,6 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
 
 
 TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
-
-
-def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": meld.kind, "cards": [c.text for c in meld.cards]}
-    if isinstance(meld, m.SetMeld):
-        out["rank"] = RANKS[meld.rank - 1]
-    else:
-        out["suit"] = meld.suit
-    out["points"] = meld.points
-    out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
-    out["closed"] = m.is_closed(meld, rules)
-    return out
-
-
-# app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
-ON_VIOLATIONS = "kaluki_on_violations"
-def violation_message(v: Violation, lang: str) -> str:
-    """A violation's message in ``lang`` (its code's catalog entry, else English)."""
-    return render(lang, v.template, v.params, v.code)
-
-
-def violation_dict(v: Violation, lang: str) -> dict[str, Any]:
-    """A violation as answered: its facts and message, and ``type``, the URI of its page."""
-    return {"code": v.code, "message": violation_message(v, lang), **v.where, **v.params,
-            "type": f"/problems/{v.code}"}
-
-
-def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
-    if not violations:
-        return []  # the common answer: no need to read Accept-Language
-    hook = current_app.extensions.get(ON_VIOLATIONS)
-    if hook is not None:
-        hook(violations)
-    lang = language()
-    return [violation_dict(v, lang) for v in violations]
 
 
 # -- response schemas (documentation) --------------------------------------------------

@@ -16,13 +16,13 @@ from .common import (
     StrictSchema,
     card_list,
     cards_at,
-    render_meld,
     rules_of,
     ruleset_field,
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
 from .problems import error_problem
+from .render import render_analysis, render_score
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
                 description="Whole hands: score the end of a hand, find the best arrangement.")
@@ -62,7 +62,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
         result = score_hand(rules, args["winner"], args["finish"], players)
     except EngineError as exc:  # the app's handler answers it, located at "players"
         raise exc.at("players") from None
-    return result.to_dict()
+    return render_score(result)
 
 
 @blp.route("/score", methods=["POST"])
@@ -108,8 +108,4 @@ def analyze(args: dict[str, Any]) -> Response:
         a = solve(cards, rules, args["opened"])  # a deck or search error: the app's handler
     except HandTooLarge as exc:  # its errors entry names the cap
         raise error_problem(exc, errors={"cards": [f"at most {exc.limit} cards"]}) from None
-    body = {"melds": [render_meld(x, rules) for x in a.melds],
-            "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
-            "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,
-            "can_special": a.can_special}
-    return json_response(body)
+    return json_response(render_analysis(a, rules))

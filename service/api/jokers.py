@@ -15,14 +15,13 @@ from .common import (
     card_list,
     cards_at,
     deck_check,
-    render_meld,
-    render_violations,
     rules_of,
     ruleset_field,
     table_meld_at,
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
+from .render import render_release
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
                 description="Free jokers from melds on the table.")
@@ -56,7 +55,4 @@ def release(args: dict[str, Any]) -> Response:
     laid = cards_at(args["cards"], "cards")
     deck_check(m.release_deck(meld, laid), rules, "cards")
     ruling = m.release(meld, laid, rules, args["opened"])
-    body = {"legal": ruling.legal, "released": ruling.released,
-            "meld": render_meld(ruling.meld, rules), "closed": m.is_closed(ruling.meld, rules),
-            "must_use": rules.released_joker, "violations": render_violations(ruling.violations)}
-    return json_response(body)
+    return json_response(render_release(ruling, rules))

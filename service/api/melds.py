@@ -16,8 +16,6 @@ from .common import (
     card_list,
     deck_check,
     meld_cards_at,
-    render_meld,
-    render_violations,
     rules_of,
     ruleset_field,
     table_meld_at,
@@ -25,6 +23,7 @@ from .common import (
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, FastField, Int, hot
 from .problems import Problem
+from .render import render_build, render_meld_ruling, render_opening
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
                 description="Rule on melds: one meld, an opening, a build.")
@@ -58,12 +57,7 @@ def validate_meld(args: dict[str, Any]) -> Response:
     tokens = meld_cards_at(args["cards"], "cards")
     deck_check(m.validate_deck(tokens), rules, "cards")
     ruling = m.validate(tokens, rules, args["kind"])
-    return json_response({
-        "valid": ruling.valid,
-        "meld": render_meld(ruling.meld, rules) if ruling.meld else None,
-        "alternatives": [render_meld(a, rules) for a in ruling.alternatives],
-        "violations": render_violations(ruling.violations),
-    })
+    return json_response(render_meld_ruling(ruling, rules))
 
 
 class MeldEntry(FastField):
@@ -107,11 +101,7 @@ def opening(args: dict[str, Any]) -> Response:
         raise Problem("validation-error", "too many cards", errors={"melds": ["too many cards"]})
     deck_check(m.opening_deck(token_lists), rules, "melds")
     ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
-    return json_response({
-        "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
-        "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
-        "violations": render_violations(ruling.violations),
-    })
+    return json_response(render_opening(ruling, rules))
 
 
 class BuildCard(FastField):
@@ -155,5 +145,4 @@ def build(args: dict[str, Any]) -> Response:
     deck_check(m.build_deck(meld, added), rules, "cards")
     placed = [m.Placed(t, c["end"]) for t, c in zip(added, args["cards"], strict=True)]
     ruling = m.build(meld, placed, rules, args["opened"])
-    return json_response({"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),
-                  "violations": render_violations(ruling.violations)})
+    return json_response(render_build(ruling, rules))

@@ -231,7 +231,7 @@ def package_version() -> str:
 
 def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
     """The families beyond the request histogram; returns what a scrape must refresh."""
-    from . import common, problems
+    from . import problems, render
 
     def counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> BatchedCounter:
         return BatchedCounter(Counter(name, doc, list(labels), registry=registry))
@@ -263,7 +263,7 @@ def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
         for v in found:
             violations.inc((v.code,))
 
-    app.extensions[common.ON_VIOLATIONS] = on_violations
+    app.extensions[render.ON_VIOLATIONS] = on_violations
 
     problem_counts = counter("kaluki_problems", "Problems answered, by code and status",
                              ("code", "status"))

@@ -322,7 +322,7 @@ def engine_problem(exc: EngineError, field: str | None = None) -> Problem:
     append's input that cannot be scored) answers its cause, located at the entry."""
     if isinstance(exc, EntryError):
         if exc.violation is not None:
-            from .common import violation_dict  # common renders with this module's problems
+            from .render import violation_dict  # render builds on this module's language()
 
             return Problem(exc.code, ENGINE_DETAIL, params={"detail": str(exc)}, context=exc.code,
                            violations=[violation_dict(exc.violation, language())])

@@ -25,8 +25,6 @@ from .common import (
     ViolationSchema,
     card_list,
     cards_at,
-    render_meld,
-    render_violations,
     rules_of,
     ruleset_field,
     table_meld_at,
@@ -35,6 +33,7 @@ from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
 from .problems import MALFORMED_JSON, Problem, engine_problem
+from .render import render_meld, render_violations
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")

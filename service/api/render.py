@@ -1,0 +1,107 @@
+"""Rendering: each engine type becomes JSON in exactly one function here.
+
+Views parse, call the engine and hand its answer to one of these; so a meld, a
+violation, a score or a ruling reads the same in every answer that carries it.
+The shapes are documented by the schemas beside each resource (and checked
+against answers by tests/api/test_schemathesis.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from flask import current_app
+
+from ..engine import melds as m
+from ..engine.cards import RANKS
+from ..engine.rules import RuleSet
+from ..engine.scoring import HandScore
+from ..engine.solver import Analysis
+from ..engine.violations import Violation
+from ..i18n import render
+from .problems import language
+
+
+def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": meld.kind, "cards": [c.text for c in meld.cards]}
+    if isinstance(meld, m.SetMeld):
+        out["rank"] = RANKS[meld.rank - 1]
+    else:
+        out["suit"] = meld.suit
+    out["points"] = meld.points
+    out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
+    out["closed"] = m.is_closed(meld, rules)
+    return out
+
+
+# app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
+ON_VIOLATIONS = "kaluki_on_violations"
+def violation_message(v: Violation, lang: str) -> str:
+    """A violation's message in ``lang`` (its code's catalog entry, else English)."""
+    return render(lang, v.template, v.params, v.code)
+
+
+def violation_dict(v: Violation, lang: str) -> dict[str, Any]:
+    """A violation as answered: its facts and message, and ``type``, the URI of its page."""
+    return {"code": v.code, "message": violation_message(v, lang), **v.where, **v.params,
+            "type": f"/problems/{v.code}"}
+
+
+def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
+    if not violations:
+        return []  # the common answer: no need to read Accept-Language
+    hook = current_app.extensions.get(ON_VIOLATIONS)
+    if hook is not None:
+        hook(violations)
+    lang = language()
+    return [violation_dict(v, lang) for v in violations]
+
+
+# -- rulings on melds --------------------------------------------------------------------
+
+def render_meld_ruling(ruling: m.MeldRuling, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/melds/validate``."""
+    return {
+        "valid": ruling.valid,
+        "meld": render_meld(ruling.meld, rules) if ruling.meld else None,
+        "alternatives": [render_meld(a, rules) for a in ruling.alternatives],
+        "violations": render_violations(ruling.violations),
+    }
+
+
+def render_opening(ruling: m.OpeningRuling, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/melds/opening``."""
+    return {
+        "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
+        "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
+        "violations": render_violations(ruling.violations),
+    }
+
+
+def render_build(ruling: m.BuildRuling, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/melds/build``."""
+    return {"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),
+            "violations": render_violations(ruling.violations)}
+
+
+def render_release(ruling: m.ReleaseRuling, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/jokers/release``: where a freed joker must go is the rule set's."""
+    return {"legal": ruling.legal, "released": ruling.released,
+            "meld": render_meld(ruling.meld, rules), "closed": m.is_closed(ruling.meld, rules),
+            "must_use": rules.released_joker, "violations": render_violations(ruling.violations)}
+
+
+# -- whole hands -------------------------------------------------------------------------
+
+def render_score(score: HandScore) -> dict[str, Any]:
+    """``POST /v1/hands/score`` (and a match's scored hand)."""
+    return score.to_dict()
+
+
+def render_analysis(a: Analysis, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/hands/analyze``."""
+    return {"melds": [render_meld(x, rules) for x in a.melds],
+            "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
+            "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,
+            "can_special": a.can_special}
