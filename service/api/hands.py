@@ -20,7 +20,7 @@ from .common import (
     ruleset_field,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, Bool, Int, hot
+from .parsing import Blueprint, Bool, Int
 from .problems import error_problem
 from .render import render_analysis, render_score
 
@@ -65,10 +65,7 @@ def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
     return render_score(result)
 
 
-@blp.route("/score", methods=["POST"])
-@blp.arguments(ScoreSchema())  # an instance: webargs would build one per request from a class
-@blp.response(200, ScoreResponse)
-@hot
+@blp.ruling("/score", ScoreSchema(), ScoreResponse)
 def score(args: dict[str, Any]) -> Response:
     """Score a finished hand from the cards each player still holds."""
     rules = rules_of(args["ruleset"])
@@ -95,10 +92,7 @@ class AnalyzeResponse(Schema):
     can_special = Bool(required=True)
 
 
-@blp.route("/analyze", methods=["POST"])
-@blp.arguments(AnalyzeSchema())
-@blp.response(200, AnalyzeResponse)
-@hot
+@blp.ruling("/analyze", AnalyzeSchema(), AnalyzeResponse)
 def analyze(args: dict[str, Any]) -> Response:
     """The best arrangement of a hand (lowest deadwood, then most cards melded), found
     exactly, and whether the player can open, go out, or win specially."""

@@ -20,7 +20,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, Bool, Int, hot
+from .parsing import Blueprint, Bool, Int
 from .render import render_release
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",
@@ -44,10 +44,7 @@ class ReleaseResponse(Schema):
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
-@blp.route("/release", methods=["POST"])
-@blp.arguments(ReleaseSchema())  # an instance: webargs would build one per request from a class
-@blp.response(200, ReleaseResponse)
-@hot
+@blp.ruling("/release", ReleaseSchema(), ReleaseResponse)
 def release(args: dict[str, Any]) -> Response:
     """Lay naturals on a meld to free its joker(s); says where a freed joker must go."""
     rules = rules_of(args["ruleset"])

@@ -21,7 +21,7 @@ from .common import (
     table_meld_at,
 )
 from .jsonio import json_response
-from .parsing import Blueprint, Bool, FastField, Int, hot
+from .parsing import Blueprint, Bool, FastField, Int
 from .problems import Problem
 from .render import render_build, render_meld_ruling, render_opening
 
@@ -47,10 +47,7 @@ class ValidateResponse(Schema):
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
-@blp.route("/validate", methods=["POST"])
-@blp.arguments(ValidateSchema())  # an instance: webargs would build one per request from a class
-@blp.response(200, ValidateResponse)
-@hot
+@blp.ruling("/validate", ValidateSchema(), ValidateResponse)
 def validate_meld(args: dict[str, Any]) -> Response:
     """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
     rules = rules_of(args["ruleset"])
@@ -89,10 +86,7 @@ class OpeningResponse(Schema):
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
-@blp.route("/opening", methods=["POST"])
-@blp.arguments(OpeningSchema())  # an instance: webargs would build one per request from a class
-@blp.response(200, OpeningResponse)
-@hot
+@blp.ruling("/opening", OpeningSchema(), OpeningResponse)
 def opening(args: dict[str, Any]) -> Response:
     """Do these melds, laid together as a first meld, reach the opening threshold?"""
     rules = rules_of(args["ruleset"])
@@ -133,10 +127,7 @@ class BuildResponse(Schema):
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
-@blp.route("/build", methods=["POST"])
-@blp.arguments(BuildSchema())  # an instance: webargs would build one per request from a class
-@blp.response(200, BuildResponse)
-@hot
+@blp.ruling("/build", BuildSchema(), BuildResponse)
 def build(args: dict[str, Any]) -> Response:
     """Add cards to a meld on the table (a card that fits both ends of a run goes high)."""
     rules = rules_of(args["ruleset"])
