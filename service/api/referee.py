@@ -13,6 +13,7 @@ import orjson
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
+from ..engine import record as rec
 from ..engine import referee as ref
 from ..engine.cards import Card, CardError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
@@ -177,7 +178,7 @@ def _engine(fn: Callable[[], T]) -> T:
     """Run an engine reader; its errors become 422 problems naming the field."""
     try:
         return fn()
-    except ref.RecordError as exc:
+    except rec.RecordError as exc:
         raise Problem(422, exc.code, str(exc), errors={exc.field: [str(exc)]}) from None
     except (CardError, RuleSetError) as exc:
         raise from_engine(exc, getattr(exc, "field", "record")) from None
@@ -273,14 +274,14 @@ def adjudicate() -> Response:
     steps = _steps_asked()
     lines: dict[str, int] | None = {} if request.mimetype == MEDIA_TYPE else None
     data = _with_line(lambda: _read_record_body(lines), lines)
-    record = _with_line(lambda: _engine(lambda: ref.parse_record(data)), lines)
+    record = _with_line(lambda: _engine(lambda: rec.parse_record(data)), lines)
     if not steps:
         return _json(render_adjudication(_engine(lambda: ref.adjudicate(record)),
                                          record.rules))
     states: list[ref.HandState] = []
     body = _with_line(lambda: _engine(lambda: render_adjudication(
         ref.adjudicate(record, states), record.rules)), lines)
-    played = ref.record_to_data(record)["turns"]
+    played = rec.record_to_data(record)["turns"]
     body["steps"] = [{"turn": k - 1 if k else None, "played": played[k - 1] if k else None,
                       "state": render_state(state, record.rules)}
                      for k, state in enumerate(states)]
@@ -298,7 +299,7 @@ def check_turn(args: dict[str, Any]) -> Response:
     table = [table_meld_at(cards, rules, f"table.{i}") for i, cards in enumerate(args["table"])]
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
-    turn = _engine(lambda: ref.parse_turn(args["turn"], "turn"))
+    turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
     checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
                                                       args["laid_before"]))
     return _json({"legal": checked.legal,
