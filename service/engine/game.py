@@ -111,7 +111,7 @@ class IllegalPlay(EngineError):
     code = "illegal-play"
 
     def __init__(self, violation: Violation) -> None:
-        super().__init__(violation.message("en"), params=violation.params)
+        super().__init__(violation.message(), params=violation.params)
         self.violation = violation
 
 

@@ -131,6 +131,7 @@ class TurnCheck:
 
 _OPENING, _OVER = Phase.OPENING, Phase.OVER  # (enum members are slow to look up)
 
+
 def _state(g: Game, turn: int) -> HandState:
     return HandState(
         table=g.table,
