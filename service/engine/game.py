@@ -340,6 +340,11 @@ class Game:
         return self._hands[player].cards()
 
     @property
+    def hands(self) -> tuple[tuple[str, tuple[Card, ...]], ...]:
+        """Every player's cards, sorted, in seat order."""
+        return tuple((p, self._hands[p].cards()) for p in self._players)
+
+    @property
     def table(self) -> tuple[m.Meld, ...]:
         """The melds on the table, numbered from 0 in the order laid."""
         return tuple(self._table)
@@ -381,7 +386,7 @@ class Game:
         """The whole state as one value (two games with equal states play on alike)."""
         return GameState(
             phase=self._phase, turn=self._turn, actor=self.actor, table=self.table,
-            hands=tuple((p, self.hand(p)) for p in self._players), stock=self.stock,
+            hands=self.hands, stock=self.stock,
             unseen=None if self._stock_known else self._stock_pool.cards(),
             discard=self.discard_pile, opened=self.opened,
             laid=tuple(p for p in self._players if p in self._laid),

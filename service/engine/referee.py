@@ -135,7 +135,7 @@ _OPENING, _OVER = Phase.OPENING, Phase.OVER  # (enum members are slow to look up
 def _state(g: Game, turn: int) -> HandState:
     return HandState(
         table=g.table,
-        hands=tuple((p, g.hand(p)) for p in g.players),
+        hands=g.hands,
         stock_count=g.stock_count,
         discard_top=g.discard_top,
         discard_count=len(g.discard_pile),

@@ -150,6 +150,7 @@ def test_meld() -> None:
     op = allowed(g, "meld", toks("Kh Ks Kd"))
     assert op == Melding("ann", tuple(toks("Kh Ks Kd"))) and g.phase is Phase.OPENING
     assert [str(x) for x in g.table] == ["Kh Ks Kd"] and len(g.hand("ann")) == 11
+    assert dict(g.hands)["ann"] == g.hand("ann") and g.state.hands == g.hands
 
 
 def test_the_last_card_on_the_table_needs_final_discard_optional() -> None:
@@ -321,3 +322,4 @@ def test_an_operation_out_of_turn_does_not_replay() -> None:
     with pytest.raises(IllegalPlay) as err:
         g.apply(Drawing("bob", "stock", C("Qc")))
     assert err.value.violation.code == "out-of-turn"
+    assert g.apply(Drawing("ann", "stock", C("Qc"))) == Drawing("ann", "stock", C("Qc"))
