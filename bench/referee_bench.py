@@ -16,7 +16,8 @@ from pathlib import Path
 
 from service.app import create_app
 from service.engine.notation import MEDIA_TYPE, data_to_text
-from service.engine.referee import adjudicate, parse_record
+from service.engine.record import parse_record
+from service.engine.referee import adjudicate
 from service.engine.rules import CATALOG
 from service.engine.selfplay import Bot, play_hand
 

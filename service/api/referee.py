@@ -13,6 +13,7 @@ import orjson
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
+from ..engine import record as rec
 from ..engine import referee as ref
 from ..engine.cards import Card, CardError
 from ..engine.errors import EngineError
@@ -266,14 +267,14 @@ def adjudicate() -> Response:
     steps = _steps_asked()
     lines: dict[str, int] | None = {} if request.mimetype == MEDIA_TYPE else None
     data = _with_line(lambda: _read_record_body(lines), lines)
-    record = _with_line(lambda: _engine(lambda: ref.parse_record(data)), lines)
+    record = _with_line(lambda: _engine(lambda: rec.parse_record(data)), lines)
     if not steps:
         return json_response(render_adjudication(_engine(lambda: ref.adjudicate(record)),
                                          record.rules))
     states: list[ref.HandState] = []
     body = _with_line(lambda: _engine(lambda: render_adjudication(
         ref.adjudicate(record, states), record.rules)), lines)
-    played = ref.record_to_data(record)["turns"]
+    played = rec.record_to_data(record)["turns"]
     body["steps"] = [{"turn": k - 1 if k else None, "played": played[k - 1] if k else None,
                       "state": render_state(state, record.rules)}
                      for k, state in enumerate(states)]
@@ -291,7 +292,7 @@ def check_turn(args: dict[str, Any]) -> Response:
     table = [table_meld_at(cards, rules, f"table.{i}") for i, cards in enumerate(args["table"])]
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
-    turn = _engine(lambda: ref.parse_turn(args["turn"], "turn"))
+    turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
     checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
                                                       args["laid_before"]))
     return json_response({"legal": checked.legal,

@@ -72,16 +72,15 @@ class Card:
     suit: str
     is_joker: bool = field(init=False, compare=False, repr=False)
     text: str = field(init=False, compare=False, repr=False)
+    index: int = field(init=False, compare=False, repr=False)
+    """0..51 for naturals (suit-major), 52 for the joker: handy for count vectors."""
 
     def __post_init__(self) -> None:
-        # plain slots, read on every step of meld reading and rendering
+        # plain slots, read on every step of meld reading and rendering (and of a replay)
         object.__setattr__(self, "is_joker", self.rank == 0)
         object.__setattr__(self, "text", "JK" if self.rank == 0 else RANKS[self.rank - 1] + self.suit)
-
-    @property
-    def index(self) -> int:
-        """0..51 for naturals (suit-major), 52 for the joker: handy for count vectors."""
-        return 52 if self.rank == 0 else SUITS.index(self.suit) * 13 + self.rank - 1
+        object.__setattr__(self, "index", 52 if self.rank == 0
+                           else SUITS.index(self.suit) * 13 + self.rank - 1)
 
     @classmethod
     def parse(cls, text: str) -> Card:

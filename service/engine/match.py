@@ -41,6 +41,7 @@ from . import referee
 from .cards import CardError, parse_card
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
+from .record import RecordError, parse_record
 from .rules import InvalidParameter, MatchEnd, MatchEndMode, RuleSet
 from .scoring import HandScore, ScoringError, check_seats, score_hand
 from .violations import Violation
@@ -298,8 +299,8 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
                              exc) from None
         return ScoredHand(body["winner"], body["finish"], score)
     try:
-        record = referee.parse_record({**body, "ruleset": ruleset})  # the match's rule set, always
-    except referee.RecordError as exc:
+        record = parse_record({**body, "ruleset": ruleset})  # the match's rule set, always
+    except RecordError as exc:
         raise EntryError(exc.code, str(exc), at(exc.field), exc) from None
     except ValueError as exc:  # a card or rule-set error, with the field it was read at
         raise EntryError(getattr(exc, "code", "invalid-record"), str(exc),
@@ -310,7 +311,7 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
                          field, violation=adj.violation)
     try:  # a record appended to a match must be legal and finished (the referee's rule)
         result = referee.finished_result(adj)
-    except referee.RecordError as exc:
+    except RecordError as exc:
         raise EntryError(exc.code, str(exc), at(exc.field), exc) from None
     return ScoredHand(result.winner, result.finish, result.score)
 

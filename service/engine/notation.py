@@ -30,7 +30,7 @@ import json
 import re
 from typing import Any
 
-from .referee import HandRecord, RecordError, parse_record, record_to_data
+from .record import HandRecord, RecordError, parse_record, record_to_data
 
 MEDIA_TYPE = "text/vnd.kaluki.hand"
 MAX_RULESET_CHARS = 4096

@@ -1,9 +1,12 @@
 """A simple bot that plays random legal hands, written as hand records.
 
 Used to exercise the referee: every hand it writes must replay as legal. The
-bot keeps its own bookkeeping of hands, stock and table (it uses the meld
-functions of :mod:`.melds` for single melds but none of the referee's turn
-logic), so a disagreement between the two points at a bug in one of them.
+bot plays on a :class:`.game.Game` through its public actions (``can_build``,
+``can_release``, ``draw``, ``meld`` ...), the API a client's "may I?" uses;
+it plans with the meld functions of :mod:`.melds` and keeps only the order in
+which it holds its cards (its random choices draw from it). It writes its
+record itself, so a record that does not replay as the game went points at a
+bug in the referee's reading of it.
 
 >>> from service.engine.rules import CATALOG
 >>> data = play_hand(CATALOG["kaluki-hunt"], ["ann", "bob"], seed=1)
@@ -20,6 +23,8 @@ from typing import Any
 
 from . import melds as m
 from .cards import JOKER, Card, MeldCard, full_deck
+from .game import Game, Phase
+from .record import DISCARD, STOCK
 from .rules import FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
 
 
@@ -77,19 +82,21 @@ class Bot:
         n = rules.hand_size
         self.deal = {p: deck[i * n:(i + 1) * n] for i, p in enumerate(players)}
         rest = deck[len(players) * n:]
-        self.pile: list[Card] = [rest[0]]
-        self.stock: list[Card] = rest[1:]  # top first
-        self.start_stock = list(self.stock)
-        self.start_pile = list(self.pile)
+        self.start_pile = [rest[0]]
+        self.start_stock = rest[1:]  # top first
+        self.game = Game(rules, self.players, [self.deal[p] for p in self.players],
+                         self.start_stock, self.start_pile)
+        # each player's cards in the order the bot holds them (the game holds them sorted)
         self.hands = {p: list(h) for p, h in self.deal.items()}
-        self.table: list[m.Meld] = []
-        self.opened: set[str] = set()
         self.turns: list[dict[str, Any]] = []
         self.ruleset = ruleset if ruleset is not None else rules.name
         self.max_turns = max_turns
-        self.winner: str | None = None
         self.before_discard: list[Counter[Card]] = []  # per turn: the hand just before the discard
         self.taken: list[Card | None] = []  # per turn: the card taken from the discard pile
+
+    @property
+    def winner(self) -> str | None:
+        return self.game.winner
 
     def record(self) -> dict[str, Any]:
         return {"ruleset": self.ruleset, "players": self.players,
@@ -109,31 +116,31 @@ class Bot:
 
     # -- one turn ------------------------------------------------------------------------
     def turn(self, p: str) -> bool:
-        rules, rng, hand = self.rules, self.rng, self.hands[p]
+        rules, rng, hand, game = self.rules, self.rng, self.hands[p], self.game
         t: dict[str, Any] = {"player": p}
         taken = None
         keep = 1 if rules.final_discard == FinalDiscardMode.REQUIRED else 0
         forced: list[Card] | None = None
-        if rules.discard_pickup == PickupMode.FREE and self.pile and rng.random() < 0.25:
-            taken = self.pile.pop()
+        pile = game.discard_pile
+        if rules.discard_pickup == PickupMode.FREE and pile and rng.random() < 0.25:
+            taken = game.draw(DISCARD).card
             t["draw"] = {"from": "discard", "card": str(taken)}
             hand.append(taken)
-        elif (rules.discard_pickup != PickupMode.FREE and self.pile and p in self.opened
+        elif (rules.discard_pickup != PickupMode.FREE and pile and p in game.opened
               and rng.random() < 0.5 and (forced := self.pickup_meld(hand, keep)) is not None):
             # the card taken must go on the table this turn: the bot lays it in a new meld
-            taken = self.pile.pop()
+            taken = game.draw(DISCARD).card
             t["draw"] = {"from": "discard", "card": str(taken)}
             hand.append(taken)
         else:
-            if not self.stock:
-                if len(self.pile) < 2:
+            new = None
+            if not game.stock_count:
+                if len(pile) < 2:
                     return False
-                new = self.pile[:-1]
+                new = list(pile[:-1])
                 rng.shuffle(new)
-                self.stock = new
-                self.pile = self.pile[-1:]
                 t["restock"] = [str(c) for c in new]
-            card = self.stock.pop(0)
+            card = game.draw(STOCK, None, new).card
             t["draw"] = {"from": "stock"} if rng.random() < 0.5 else {"from": "stock",
                                                                         "card": str(card)}
             hand.append(card)
@@ -142,11 +149,9 @@ class Bot:
         if forced is not None:
             for c in forced:
                 hand.remove(c)
-            forced_meld = m.validate(forced, rules).meld
-            assert forced_meld is not None
-            self.table.append(forced_meld)
+            game.meld(m.as_tokens(forced))
             plays.append({"meld": [str(c) for c in forced]})
-        was_opened = p in self.opened
+        was_opened = p in game.opened
         # melds
         found = _find_melds(hand, rules, rng)
         if not was_opened:
@@ -154,28 +159,29 @@ class Bot:
             if not found or total < max(rules.opening_min_points, 1) or rng.random() < 0.1:
                 found = []
         laid_melds: list[list[Card]] = []
+        left = len(hand)
         for f in found:
-            if len(hand) - len(f) < keep:
+            if left - len(f) < keep:
                 continue
             laid_melds.append(f)
+            left -= len(f)
+        if not was_opened and laid_melds and (
+                sum(_points(f, rules) for f in laid_melds) < rules.opening_min_points):
+            # cannot lay enough while keeping a card: the bot holds its melds back
+            for f in laid_melds:
+                for c in f:
+                    hand.remove(c)
+            for f in laid_melds:
+                hand.extend(f)
+            laid_melds = []
+        for f in laid_melds:
             for c in f:
                 hand.remove(c)
-            meld = m.validate(f, rules).meld
-            assert meld is not None
-            self.table.append(meld)
+            game.meld(m.as_tokens(f))
             plays.append({"meld": [str(c) for c in f]})
-        if not was_opened and laid_melds:
-            pts = sum(_points(f, rules) for f in laid_melds)
-            if pts < rules.opening_min_points:
-                # could not lay enough while keeping a card: take the turn back
-                for f in laid_melds:
-                    hand.extend(f)
-                    self.table.pop()
-                del plays[:]
-                laid_melds = []
-            else:
-                self.opened.add(p)
-        opened = p in self.opened
+        if game.phase is Phase.OPENING:
+            game.open()
+        opened = p in game.opened
         # releases (runs only, where the bot can place the joker again at once)
         if opened or not rules.release_requires_opening:
             self.releases(p, plays, keep)
@@ -184,15 +190,16 @@ class Bot:
             for c in rng.sample(hand, len(hand)):
                 if len(hand) <= keep:
                     break
-                for idx in rng.sample(range(len(self.table)), len(self.table)):
-                    ruling = m.build(self.table[idx], [m.Placed(MeldCard(c))], rules, opened)
-                    if ruling.valid:
-                        self.table[idx] = ruling.meld
+                table = game.table
+                for idx in rng.sample(range(len(table)), len(table)):
+                    placed = [m.Placed(MeldCard(c))]
+                    if game.can_build(idx, placed):
+                        game.build(idx, placed)
                         hand.remove(c)
                         plays.append({"build": {"meld": idx, "cards": [str(c)]}})
                         break
         if not hand:
-            self.winner = p
+            game.go_out()
             self._log(t, hand, taken)
             return True
         # discard
@@ -202,10 +209,8 @@ class Bot:
         card = rng.choice(choices)
         self._log(t, hand, taken)
         hand.remove(card)
-        self.pile.append(card)
+        game.discard(card)
         t["discard"] = str(card)
-        if not hand:
-            self.winner = p
         return True
 
     def _log(self, t: dict[str, Any], hand: list[Card], taken: Card | None) -> None:
@@ -214,17 +219,17 @@ class Bot:
         self.taken.append(taken)
 
     def releases(self, p: str, plays: list[dict[str, Any]], keep: int) -> None:
-        rules, hand = self.rules, self.hands[p]
-        for idx, meld in enumerate(list(self.table)):
+        rules, hand, game = self.rules, self.hands[p], self.game
+        for idx, meld in enumerate(game.table):
             if not isinstance(meld, m.RunMeld) or meld.joker_count == 0:
                 continue
             for _, stands in meld.jokers():
                 c = Card.parse(stands)
                 if c not in hand or len(hand) - 1 < keep:
                     continue
-                ruling = m.release(meld, [c], rules, p in self.opened)
-                if not ruling.legal:
+                if not game.can_release(idx, [c]):
                     continue
+                ruling = m.release(meld, [c], rules, True)  # the meld it leaves, to plan with
                 new_meld = None
                 if rules.released_joker == ReleasedJokerMode.HAND:
                     target = None
@@ -240,17 +245,16 @@ class Bot:
                     if target is None:
                         continue
                 hand.remove(c)
-                self.table[idx] = ruling.meld
+                game.release(idx, [c])
                 plays.append({"release": {"meld": idx, "cards": [str(c)]}})
                 if target is not None:
-                    tidx, grown = target
-                    self.table[tidx] = grown
-                    plays.append({"build": {"meld": tidx, "cards": ["JK"]}})
+                    game.build(target, [m.Placed(MeldCard(JOKER))])
+                    plays.append({"build": {"meld": target, "cards": ["JK"]}})
                 elif new_meld is not None:
                     for x in new_meld:
                         if not x.is_joker:
                             hand.remove(x)
-                    self.table.append(m.validate(new_meld, rules).meld)  # type: ignore[arg-type]
+                    game.meld(m.as_tokens(new_meld))
                     plays.append({"meld": [str(x) for x in new_meld]})
                 else:
                     hand.append(JOKER)
@@ -258,7 +262,8 @@ class Bot:
 
     def pickup_meld(self, hand: list[Card], keep: int) -> list[Card] | None:
         """A meld with the discard pile's top card, leaving at least ``keep`` other cards."""
-        top = self.pile[-1]
+        top = self.game.discard_top
+        assert top is not None
         for f in _find_melds([*hand, top], self.rules, self.rng):
             if top in f and len(hand) + 1 - len(f) >= keep and (
                     keep == 0 or any(c != top for c in hand if c not in f)):
@@ -277,12 +282,13 @@ class Bot:
                         return trial
         return None
 
-    def joker_target(self, released_from: m.Meld, idx: int) -> tuple[int, m.Meld] | None:
-        for t, meld in enumerate(self.table):
+    def joker_target(self, released_from: m.Meld, idx: int) -> int | None:
+        """A table meld the freed joker fits (the table as it will be once released)."""
+        for t, meld in enumerate(self.game.table):
             base = released_from if t == idx else meld
             ruling = m.build(base, [m.Placed(MeldCard(JOKER))], self.rules, True)
             if ruling.valid:
-                return t, ruling.meld
+                return t
         return None
 
 

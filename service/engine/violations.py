@@ -85,20 +85,50 @@ _CODES: tuple[Code, ...] = (
          "No joker can be released from this meld with these cards ({reason})."),
     Code("release-wrong-card", "only the card a joker stands for frees it from a run (exact)",
          "{card} is not the card a joker in this meld stands for."),
+    # -- turns (the hand referee) -------------------------------------------------------
+    Code("out-of-turn", "players act in the order listed, the first player first",
+         "It is {expected}'s turn, not {player}'s."),
+    Code("hand-already-over", "the hand ends the moment a player has no cards left",
+         "The hand is already over: {winner} has no cards left."),
+    Code("draw-missing", "every turn starts with a draw from the stock or the discard pile",
+         "A turn starts with a draw from the stock or the discard pile."),
+    Code("stock-mismatch", "a stock draw takes the stock's top card",
+         "The top card of the stock is {top}, not {card}."),
+    Code("card-not-in-stock", "a card drawn from the stock must be one not yet seen",
+         "{card} cannot come from the stock: every copy is already accounted for."),
+    Code("stock-empty", "the stock is refilled from the discard pile but its top card",
+         "The stock is empty and the discard pile cannot refill it."),
+    Code("restock-mismatch", "a new stock is exactly the discard pile under its top card, "
+         "given only when the stock runs out",
+         "Wrong restock: {reason}."),
+    Code("discard-pile-empty", "a discard draw needs a discard pile",
+         "The discard pile is empty."),
+    Code("discard-draw-mismatch", "a discard draw takes the pile's top card",
+         "The top of the discard pile is {top}, not {card}."),
+    Code("card-not-in-hand", "a player plays only cards in their hand at that moment",
+         "{card} is not in {player}'s hand."),
+    Code("no-such-meld", "builds and releases go on a meld on the table (numbered from 0)",
+         "There is no meld {meld} on the table."),
+    Code("pickup-not-melded", "discard_pickup meld_same_turn: the card taken from the discard "
+         "pile is laid on the table that turn",
+         "{card}, taken from the discard pile, must be laid on the table this turn."),
+    Code("pickup-not-in-new-meld", "discard_pickup new_meld_same_turn: the card taken from the "
+         "discard pile goes into a new meld that turn",
+         "{card}, taken from the discard pile, must be part of a new meld this turn."),
+    Code("discard-just-taken", "the card just taken from the discard pile is not discarded "
+         "the same turn",
+         "{card} was just taken from the discard pile and cannot be discarded this turn."),
+    Code("released-joker-unused", "a released joker is laid again the same turn "
+         "(released_joker any_meld / new_meld)",
+         "{count} released joker(s) must be laid again this turn (released_joker: {must_use})."),
+    Code("discard-missing", "a turn ends with a discard unless the player has no cards left",
+         "The turn must end with a discard."),
+    Code("final-discard-required", "final_discard required: the last card goes to the "
+         "discard pile",
+         "The last card must be discarded, not laid on the table."),
 )
 
 CODES: Mapping[str, Code] = MappingProxyType({c.code: c for c in _CODES})
-
-
-def register(*codes: Code) -> None:
-    """Add codes to the catalog (used by the hand referee for its turn-level codes)."""
-    global CODES
-    merged = dict(CODES)
-    for c in codes:
-        if c.code in merged and merged[c.code] != c:
-            raise ValueError(f"violation code {c.code!r} registered twice")
-        merged[c.code] = c
-    CODES = MappingProxyType(merged)
 
 
 class _Missing(dict[str, Any]):

@@ -15,7 +15,8 @@ import pytest
 
 from service.api.console import CSP, STATIC
 from service.engine.notation import parse_text
-from service.engine.referee import adjudicate, parse_record
+from service.engine.record import parse_record
+from service.engine.referee import adjudicate
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTATION = "text/vnd.kaluki.hand"

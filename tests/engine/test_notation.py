@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from service.engine.cards import RANKS, SUITS, full_deck
 from service.engine.notation import data_to_text, parse_text, record_to_text, text_to_data
-from service.engine.referee import RecordError, parse_record, record_to_data
+from service.engine.record import RecordError, parse_record, record_to_data
 from service.engine.rules import CATALOG
 
 NAMES = st.sampled_from(["ann", "bob", "cy", "dee", "Ed-2", "f_g", "zoë"])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from service.engine.match import MatchError, apply_buy_in, new_state
 from service.engine.players import MAX_LENGTH, PlayerIdError, player_id, player_ids
-from service.engine.referee import RecordError, parse_record
+from service.engine.record import RecordError, parse_record
 from service.engine.rules import CATALOG
 from service.engine.scoring import ScoringError, score_hand
 

@@ -11,7 +11,8 @@ import pytest
 
 from service.engine import violations
 from service.engine.notation import parse_text
-from service.engine.referee import adjudicate, parse_record
+from service.engine.record import parse_record
+from service.engine.referee import adjudicate
 
 RECORDS = sorted((Path(__file__).parent.parent / "records").glob("*.json"))
 SOURCES = {"S0", "S1", "S3", "pagat"}

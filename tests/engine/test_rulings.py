@@ -368,7 +368,8 @@ def test_analyze_opened_has_no_special_left() -> None:
 
 
 def _hunt_turn(laid_before: bool, opened: bool = False):
-    from service.engine.referee import check_turn, parse_turn
+    from service.engine.record import parse_turn
+    from service.engine.referee import check_turn
 
     turn = parse_turn({"player": "ann", "draw": {"from": "stock", "card": "8d"},
                        "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc"]},
@@ -467,7 +468,8 @@ def test_out_by_builds_alone_is_out() -> None:
     """README "Rulings SPEC.md leaves open": going out by builds alone, with no meld of
     one's own, is ``out``, never special: a special win is the turn of one's first
     meld (SPEC §3), and there is none."""
-    from service.engine.referee import check_turn, parse_turn
+    from service.engine.record import parse_turn
+    from service.engine.referee import check_turn
 
     rules = resolve(HUNT)
     table = [m.validate(["2c", "3c", "4c"], rules).meld]

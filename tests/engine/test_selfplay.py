@@ -11,7 +11,8 @@ from collections import Counter
 import pytest
 
 from service.engine.cards import Card, full_deck
-from service.engine.referee import adjudicate, parse_record
+from service.engine.record import parse_record
+from service.engine.referee import adjudicate
 from service.engine.rules import CATALOG
 from service.engine.selfplay import Bot
 
