@@ -15,10 +15,10 @@ from marshmallow import Schema, fields, validate
 
 from ..engine import record as rec
 from ..engine import referee as ref
-from ..engine.cards import Card, CardError
+from ..engine.cards import CardError
 from ..engine.errors import EngineError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
-from ..engine.rules import RuleSet, RuleSetError
+from ..engine.rules import RuleSetError
 from ..i18n import N_
 from .common import (
     MeldSchema,
@@ -34,7 +34,7 @@ from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
 from .problems import MALFORMED_JSON, Problem, engine_problem
-from .render import render_meld, render_violations
+from .render import render_adjudication, render_state, render_turn_check
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
@@ -199,30 +199,6 @@ def _read_record_body(lines: dict[str, int] | None = None) -> dict[str, Any]:
     return data
 
 
-def _card(c: Card | None) -> str | None:
-    return None if c is None else str(c)
-
-
-def render_state(state: ref.HandState, rules: RuleSet) -> dict[str, Any]:
-    return {"table": [render_meld(x, rules) for x in state.table],
-            "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
-            "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
-            "discard_count": state.discard_count, "opened": list(state.opened),
-            "turn": state.turn, "next_player": state.next_player}
-
-
-def render_adjudication(a: ref.Adjudication, rules: RuleSet) -> dict[str, Any]:
-    """The /hands/adjudicate body (also for ledgers that adjudicate records)."""
-    result = None
-    if a.result is not None:
-        result = {"winner": a.result.winner, "finish": a.result.finish,
-                  "special": a.result.score.special,
-                  "scores": [s.to_dict() for s in a.result.score.scores]}
-    return {"legal": a.legal,
-            "violations": render_violations([a.violation] if a.violation else []),
-            "result": result, "state": render_state(a.state, rules)}
-
-
 # -- endpoints -------------------------------------------------------------------------
 
 def _with_line(fn: Callable[[], T], lines: dict[str, int] | None) -> T:
@@ -295,8 +271,4 @@ def check_turn(args: dict[str, Any]) -> Response:
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
     checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
                                                       args["laid_before"]))
-    return json_response({"legal": checked.legal,
-                  "violations": render_violations([checked.violation] if checked.violation else []),
-                  "table": [render_meld(x, rules) for x in checked.table],
-                  "hand": [str(c) for c in checked.hand], "opened": checked.opened,
-                  "finished": checked.finished, "finish": checked.finish})
+    return json_response(render_turn_check(checked, rules))

@@ -14,7 +14,8 @@ from typing import Any
 from flask import current_app
 
 from ..engine import melds as m
-from ..engine.cards import RANKS
+from ..engine.cards import RANKS, Card
+from ..engine.referee import Adjudication, HandState, TurnCheck
 from ..engine.rules import RuleSet
 from ..engine.scoring import HandScore
 from ..engine.solver import Analysis
@@ -105,3 +106,37 @@ def render_analysis(a: Analysis, rules: RuleSet) -> dict[str, Any]:
             "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
             "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,
             "can_special": a.can_special}
+
+
+# -- hands played out ----------------------------------------------------------------------
+
+def _card(c: Card | None) -> str | None:
+    return None if c is None else str(c)
+
+
+def render_state(state: HandState, rules: RuleSet) -> dict[str, Any]:
+    return {"table": [render_meld(x, rules) for x in state.table],
+            "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
+            "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
+            "discard_count": state.discard_count, "opened": list(state.opened),
+            "turn": state.turn, "next_player": state.next_player}
+
+
+def render_adjudication(a: Adjudication, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/hands/adjudicate`` (``steps`` are :func:`render_state` each)."""
+    result = None
+    if a.result is not None:
+        result = {"winner": a.result.winner, "finish": a.result.finish,
+                  **render_score(a.result.score)}
+    return {"legal": a.legal,
+            "violations": render_violations([a.violation] if a.violation else []),
+            "result": result, "state": render_state(a.state, rules)}
+
+
+def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/turns/check``."""
+    return {"legal": checked.legal,
+            "violations": render_violations([checked.violation] if checked.violation else []),
+            "table": [render_meld(x, rules) for x in checked.table],
+            "hand": [str(c) for c in checked.hand], "opened": checked.opened,
+            "finished": checked.finished, "finish": checked.finish}

@@ -78,8 +78,14 @@ from . import melds as m
 from .cards import JOKER, Card, MeldCard, card_at, full_deck
 from .errors import EngineError
 from .record import DISCARD, STOCK, RecordError
-from .rules import RuleSet
+from .rules import FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
 from .violations import Violation
+
+# the modes the turn rules test, looked up once (an enum member lookup costs on Python 3.11)
+_FINAL_DISCARD = FinalDiscardMode.REQUIRED
+_ANY_MELD, _NEW_MELD, _TO_HAND = (ReleasedJokerMode.ANY_MELD, ReleasedJokerMode.NEW_MELD,
+                                  ReleasedJokerMode.HAND)
+_MELD_SAME_TURN, _NEW_MELD_SAME_TURN = PickupMode.MELD_SAME_TURN, PickupMode.NEW_MELD_SAME_TURN
 
 __all__ = ["ActionError", "Building", "Discarding", "Drawing", "Game", "GameState", "GoingOut",
            "IllegalPlay", "Melding", "Opening", "Operation", "Phase", "Releasing", "Restocking"]
@@ -463,7 +469,7 @@ class Game:
 
     def _last_card(self, cards: Sequence[Card]) -> Violation | None:
         """Laying one's last card on the table ends the hand only when final_discard is optional."""
-        if self.rules.final_discard == "required" and len(cards) == self._hand.size:
+        if self.rules.final_discard == _FINAL_DISCARD and len(cards) == self._hand.size:
             return _v("final-discard-required")
         return None
 
@@ -475,7 +481,7 @@ class Game:
             self._pickup_in_new = self._pickup_in_new or new
         if self._jokers_pending:
             mode = self.rules.released_joker
-            if mode == "any_meld" or (mode == "new_meld" and new):
+            if mode == _ANY_MELD or (mode == _NEW_MELD and new):
                 jokers = sum(1 for c in cards if c.is_joker)
                 self._jokers_pending = max(0, self._jokers_pending - jokers)
 
@@ -493,9 +499,9 @@ class Game:
         taken = self._taken
         if taken is not None:
             mode = self.rules.discard_pickup
-            if mode == "meld_same_turn" and not self._pickup_laid:
+            if mode == _MELD_SAME_TURN and not self._pickup_laid:
                 return _v("pickup-not-melded", card=str(taken))
-            if mode == "new_meld_same_turn" and not self._pickup_in_new:
+            if mode == _NEW_MELD_SAME_TURN and not self._pickup_in_new:
                 return _v("pickup-not-in-new-meld", card=str(taken))
         if self._jokers_pending:
             return _v("released-joker-unused", count=self._jokers_pending,
@@ -749,7 +755,7 @@ class Game:
         self._take_out(cards)
         self._hand.add(JOKER, ruling.released)
         self._laid_cards(cards, new=False)
-        if self.rules.released_joker != "hand":
+        if self.rules.released_joker != _TO_HAND:
             self._jokers_pending += ruling.released
         self._after_play()
         op = Releasing(self._actor, meld, tuple(cards))

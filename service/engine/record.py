@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import melds as m
-from .cards import Card, MeldCard, check_deck, parse_card, parse_meld_card
+from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .rules import RuleSet, resolve
@@ -145,9 +145,8 @@ def _cards(v: Any, where: str, min_len: int = 0, max_len: int = 200) -> tuple[Ca
 def _card(v: Any, where: str) -> Card:
     try:
         return parse_card(v)
-    except ValueError as exc:
-        exc.field = where  # type: ignore[attr-defined]
-        raise
+    except CardError as exc:
+        raise exc.at(where) from None
 
 
 def _index(v: Any, where: str) -> int:
@@ -175,9 +174,8 @@ def _parse_play(p: Any, where: str) -> Play:
         for i, c in enumerate(cards):
             try:
                 toks.append(parse_meld_card(c))
-            except ValueError as exc:
-                exc.field = f"{where}.meld.{i}"  # type: ignore[attr-defined]
-                raise
+            except CardError as exc:
+                raise exc.at(f"{where}.meld.{i}") from None
         return MeldPlay(tuple(toks), kind)
     if verb == "build":
         body = _obj(body, f"{where}.build", {"meld", "cards"})
@@ -194,9 +192,8 @@ def _parse_play(p: Any, where: str) -> Play:
                 c = _req(c2, "card", f"{where}.build.cards.{i}")
             try:
                 tok = parse_meld_card(c)
-            except ValueError as exc:
-                exc.field = f"{where}.build.cards.{i}"  # type: ignore[attr-defined]
-                raise
+            except CardError as exc:
+                raise exc.at(f"{where}.build.cards.{i}") from None
             placed.append(m.Placed(tok, end))
         return BuildPlay(idx, tuple(placed))
     if verb == "release":
@@ -280,9 +277,8 @@ def parse_record(data: Mapping[str, Any]) -> HandRecord:
     everything = [c for h in deal for c in h] + list(stock or ()) + list(discard)
     try:
         check_deck(everything, rules.decks, rules.jokers)
-    except ValueError as exc:
-        exc.field = "deal"  # type: ignore[attr-defined]
-        raise
+    except CardError as exc:
+        raise exc.at("deal") from None
     turns = tuple(parse_turn(t, f"turns.{i}", stock is None, players)
                   for i, t in enumerate(_list(data.get("turns", []), "turns", 0, MAX_TURNS)))
     return HandRecord(spec, rules, tuple(players), tuple(deal), stock, discard, turns)
