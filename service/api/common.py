@@ -3,13 +3,21 @@ shapes of melds and violations (their rendering is :mod:`.render`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from ..engine import melds as m
-from ..engine.cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
+from ..engine.cards import (
+    Card,
+    CardError,
+    MeldCard,
+    check_deck,
+    parse_card,
+    parse_meld_card,
+    read_each,
+)
 from ..engine.rules import RuleSet, RuleSetError, resolve
 from ..i18n import N_, Text
 from .parsing import Bool, FastField, Int
@@ -54,23 +62,13 @@ def rules_of(spec: object) -> RuleSet:
         raise exc.at("ruleset") from None
 
 
-def _each(texts: Sequence[Any], field: str, parse: Callable[[Any], T]) -> list[T]:
-    """Parse every card of a list; a bad one is a 422 naming its place (``cards.3``)."""
-    out = []
-    for i, t in enumerate(texts):
-        try:
-            out.append(parse(t))
-        except CardError as exc:
-            raise exc.at(f"{field}.{i}") from None
-    return out
-
-
 def cards_at(texts: Sequence[Any], field: str) -> list[Card]:
-    return _each(texts, field, parse_card)
+    """Every card of a list; a bad one is a 422 naming its place (``cards.3``)."""
+    return read_each(texts, field, parse_card)
 
 
 def meld_cards_at(texts: Sequence[Any], field: str) -> list[MeldCard]:
-    return _each(texts, field, parse_meld_card)
+    return read_each(texts, field, parse_meld_card)
 
 
 def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:

@@ -18,10 +18,13 @@ Card.parse('Th')
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from .errors import EngineError
+
+T = TypeVar("T")
 
 RANKS = "A23456789TJQK"
 """Rank letters in order; a card's ``rank`` is its 1-based position (A=1, K=13)."""
@@ -198,6 +201,27 @@ _MELD_SPELLINGS: dict[str, MeldCard] = {form: MeldCard(card) for form, card in _
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:
     return [parse_card(t) for t in texts]
+
+
+def read_each(texts: Iterable[object], where: str, parse: Callable[[object], T]) -> list[T]:
+    """Read every card of a list; a bad one raises its error located at its place
+    (``where.3``), for a record's fields and a request's alike.
+
+    >>> [str(c) for c in read_each(["Qs", "JK=7h"], "cards", parse_meld_card)]
+    ['Qs', 'JK=7h']
+    >>> try:
+    ...     read_each(["Qs", "Qz"], "hand", parse_card)
+    ... except InvalidCard as exc:
+    ...     exc.field
+    'hand.1'
+    """
+    out = []
+    for i, text in enumerate(texts):
+        try:
+            out.append(parse(text))
+        except CardError as exc:
+            raise exc.at(f"{where}.{i}") from None
+    return out
 
 
 def format_cards(cards: Iterable[Card | MeldCard]) -> list[str]:

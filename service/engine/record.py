@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import melds as m
-from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card
+from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .rules import RuleSet, resolve
@@ -170,12 +170,7 @@ def _parse_play(p: Any, where: str) -> Play:
                                   f"{where}.meld.kind")
             body = _req(body, "cards", f"{where}.meld")
         cards = _list(body, f"{where}.meld", 1, 14)
-        toks = []
-        for i, c in enumerate(cards):
-            try:
-                toks.append(parse_meld_card(c))
-            except CardError as exc:
-                raise exc.at(f"{where}.meld.{i}") from None
+        toks = read_each(cards, f"{where}.meld", parse_meld_card)
         return MeldPlay(tuple(toks), kind)
     if verb == "build":
         body = _obj(body, f"{where}.build", {"meld", "cards"})

@@ -27,10 +27,9 @@ from service.engine.game import (
 )
 from service.engine.rules import CATALOG, resolve
 from service.engine.selfplay import Bot
+from tests.engine.hands import ANN, BOB
 
 HUNT, K51, K40, UK = (CATALOG[n] for n in ("kaluki-hunt", "kaluki-51", "kalooki-40", "kaluki-uk"))
-ANN = ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s", "8h"]
-BOB = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9d", "Td", "Jd", "Qd", "Ad", "Ac"]
 
 
 def C(text: str) -> Card:

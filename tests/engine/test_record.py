@@ -18,15 +18,7 @@ from service.engine.record import (
     turn_to_data,
 )
 from service.engine.rules import RuleSetError
-
-ANN = ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s", "8h"]
-BOB = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9d", "Td", "Jd", "Qd", "Ad", "Ac"]
-
-
-def record(**over):
-    base = {"ruleset": "kaluki-hunt", "players": ["ann", "bob"], "deal": {"ann": ANN, "bob": BOB},
-            "turns": []}
-    return {**base, **over}
+from tests.engine.hands import ANN, BOB, record
 
 
 @pytest.mark.parametrize("over, code, field", [

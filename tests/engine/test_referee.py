@@ -7,15 +7,7 @@ from service.engine.cards import parse_cards
 from service.engine.record import Turn, parse_record, parse_turn
 from service.engine.referee import adjudicate, check_turn
 from service.engine.rules import CATALOG
-
-ANN = ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s", "8h"]
-BOB = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9d", "Td", "Jd", "Qd", "Ad", "Ac"]
-
-
-def record(**over):
-    base = {"ruleset": "kaluki-hunt", "players": ["ann", "bob"], "deal": {"ann": ANN, "bob": BOB},
-            "turns": []}
-    return {**base, **over}
+from tests.engine.hands import ANN, record
 
 
 def test_state_before_the_violation() -> None:
