@@ -11,9 +11,13 @@ URL fragment, which browsers do not send.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
+import orjson
 from flask import Blueprint, Response, send_from_directory
+
+from ..i18n import LANGUAGES, N_, gettext
 
 STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 
@@ -22,6 +26,126 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "form-action 'self'; frame-ancestors 'none'")
 
 bp = Blueprint("console", __name__)
+
+# The page's own words (msgctxt "console"), by key; rulings and problems come from the API
+# in the language the page asks for. Translations: service/i18n/locale/<lang>/…/messages.po.
+STRINGS: dict[str, str] = {
+    "title": N_("Kaluki referee console", "console"),
+    "record-heading": N_("Hand record", "console"),
+    "record-label": N_("Hand record", "console"),
+    "record-hint": N_("Paste or drop a hand record: JSON, or the text notation (text/vnd.kaluki.hand).", "console"),
+    "examples": N_("Examples:", "console"),
+    "ex-hunt": N_("Hunt (README)", "console"),
+    "ex-illegal": N_("Illegal: card not in hand", "console"),
+    "ex-restock": N_("Illegal: three turns, restock", "console"),
+    "ex-joker": N_("Joker release (JSON)", "console"),
+    "submit": N_("Rule on this hand", "console"),
+    "busy": N_("Asking the referee…", "console"),
+    "ruling-heading": N_("Ruling", "console"),
+    "permalink": N_("Link to this ruling", "console"),
+    "copy-link": N_("Copy link", "console"),
+    "copied": N_("Link copied.", "console"),
+    "open-link": N_("Open", "console"),
+    "copy-failed": N_("Copy failed: select the link and copy it.", "console"),
+    "steps-heading": N_("The hand, turn by turn", "console"),
+    "first": N_("First step", "console"),
+    "prev": N_("Previous step", "console"),
+    "next": N_("Next step", "console"),
+    "last": N_("Last step", "console"),
+    "keys-hint": N_("Keys: ← → step, Home / End jump.", "console"),
+    "table": N_("Table", "console"),
+    "discard-top": N_("Discard pile", "console"),
+    "stock": N_("Stock", "console"),
+    "hands": N_("Hands", "console"),
+    "checker-heading": N_("Meld checker", "console"),
+    "checker-cards": N_("Cards", "console"),
+    "checker-ruleset": N_("Rule set", "console"),
+    "checker-kind": N_("Reading", "console"),
+    "kind-any": N_("best", "console"),
+    "kind-set": N_("set", "console"),
+    "kind-run": N_("run", "console"),
+    "checker-opened": N_("already opened", "console"),
+    "check-meld": N_("Check meld", "console"),
+    "check-hand": N_("Best arrangement", "console"),
+    "footer": N_("Nothing is stored: the ruling comes from POST /v1/hands/adjudicate, and the link keeps the record in the URL fragment, which never reaches the server.", "console"),
+    "legal": N_("Legal", "console"),
+    "legal-unfinished": N_("Legal so far: the hand is not finished.", "console"),
+    "legal-note": N_("The record breaks no rule.", "console"),
+    "illegal-note": N_("This record is illegal: it breaks a rule (below).", "console"),
+    "illegal": N_("Not legal", "console"),
+    "first-violation": N_("First violation", "console"),
+    "at-turn-play": N_("turn {turn}, play {play}", "console"),
+    "at-turn": N_("turn {turn} (its draw, discard or the turn as a whole)", "console"),
+    "show-turn": N_("Show this turn", "console"),
+    "show-line": N_("Select in the record", "console"),
+    "record-line": N_("Record line {line}", "console"),
+    "problem-page": N_("What this code means", "console"),
+    "winner": N_("Winner", "console"),
+    "finish": N_("Finish", "console"),
+    "finish-out": N_("went out", "console"),
+    "finish-special": N_("special win (every card in the turn of the first meld)", "console"),
+    "player": N_("Player", "console"),
+    "hand-value": N_("Hand value", "console"),
+    "points": N_("Points", "console"),
+    "penalty": N_("Penalty", "console"),
+    "step-deal": N_("The deal", "console"),
+    "step-turn": N_("Turn {turn} · {player}", "console"),
+    "step-of": N_("step {k} of {n}", "console"),
+    "breaks-rule": N_("breaks a rule", "console"),
+    "draw-stock": N_("Draws from the stock", "console"),
+    "draw-discard": N_("Takes from the discard pile", "console"),
+    "no-draw": N_("No draw", "console"),
+    "meld": N_("Melds", "console"),
+    "meld-kind": N_("Melds ({kind})", "console"),
+    "build": N_("Builds on meld {meld}", "console"),
+    "release": N_("Releases from meld {meld}", "console"),
+    "discard": N_("Discards", "console"),
+    "restock": N_("Restocks ({count} cards)", "console"),
+    "no-discard": N_("No discard", "console"),
+    "violation-here": N_("✗ here: {code}", "console"),
+    "not-reached": N_("not reached", "console"),
+    "state-after": N_("The table after this turn", "console"),
+    "state-deal": N_("The table after the deal", "console"),
+    "state-before": N_("The table just before the violation", "console"),
+    "empty": N_("empty", "console"),
+    "no-melds": N_("No melds on the table.", "console"),
+    "cards-count": N_("{n} cards", "console"),
+    "card-count-1": N_("1 card", "console"),
+    "opened": N_("opened", "console"),
+    "to-play": N_("to play", "console"),
+    "out": N_("out", "console"),
+    "meld-caption": N_("Meld {i} · {kind} · {points} points", "console"),
+    "set": N_("set", "console"),
+    "run": N_("run", "console"),
+    "closed": N_("closed", "console"),
+    "input-problem": N_("The referee could not read this record", "console"),
+    "at-line": N_("line {line}", "console"),
+    "at-field": N_("at {field}", "console"),
+    "no-problem-text": N_("The service answered {status}.", "console"),
+    "network-error": N_("The service could not be reached.", "console"),
+    "valid-meld": N_("A legal meld", "console"),
+    "invalid-meld": N_("Not a legal meld", "console"),
+    "alternatives": N_("Other readings", "console"),
+    "deadwood": N_("Left over: {value} points", "console"),
+    "no-deadwood": N_("Nothing left over.", "console"),
+    "can-open": N_("can open", "console"),
+    "can-go-out": N_("can go out", "console"),
+    "can-special": N_("can win specially", "console"),
+    "yes": N_("yes", "console"),
+    "no": N_("no", "console"),
+    "enter-cards": N_("Type some cards first, e.g. Jd JK Kd.", "console"),
+    "bad-link": N_("This link holds no readable record.", "console"),
+}
+
+
+@cache
+def strings_module() -> bytes:
+    """``strings.js``: the page's words in every language the catalogs speak, as an ES module."""
+    table = {lang: {key: gettext(lang, text, "console") for key, text in STRINGS.items()}
+             for lang in LANGUAGES}
+    return (b"// Generated by service/api/console.py from the message catalogs (service/i18n).\n"
+            b"export const STRINGS = " + orjson.dumps(table) + b";\n"
+            b"export const LANGS = " + orjson.dumps(list(LANGUAGES)) + b";\n")
 
 
 @bp.after_request
@@ -37,6 +161,14 @@ def page() -> Response:
     """The console page."""
     response = send_from_directory(STATIC, "index.html", max_age=0)
     response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.route("/console/assets/strings.js")
+def strings() -> Response:
+    """The page's words, from the message catalogs."""
+    response = Response(strings_module(), mimetype="text/javascript")
+    response.headers["Cache-Control"] = "public, max-age=300"
     return response
 
 

@@ -50,6 +50,7 @@ def test_page_is_served_with_a_strict_csp(client) -> None:
 @pytest.mark.parametrize("name,mimetype", [
     ("console.js", "text/javascript"), ("cards.js", "text/javascript"),
     ("i18n.js", "text/javascript"), ("record.js", "text/javascript"),
+    ("strings.js", "text/javascript"),
     ("console.css", "text/css"), ("icon.svg", "image/svg+xml")])
 def test_assets_are_served(client, name: str, mimetype: str) -> None:
     r = client.get(f"/console/assets/{name}")
@@ -169,3 +170,23 @@ def test_a_json_record_problem_names_its_field_not_a_line(client) -> None:
     problem = client.post("/v1/hands/adjudicate", json=record).get_json()
     assert problem["code"] == "invalid-card" and "line" not in problem
     assert list(problem["errors"]) == ["deal.ann.10"]
+
+
+def test_the_page_words_come_from_the_catalogs(client) -> None:
+    """strings.js is generated from service/i18n: every key in every language it speaks."""
+    import json
+
+    from service.api.console import STRINGS
+    from service.i18n import LANGUAGES
+
+    body = client.get("/console/assets/strings.js").get_data(as_text=True)
+    tables = json.loads(body.split("export const STRINGS = ", 1)[1].split(";\n", 1)[0])
+    langs = json.loads(body.split("export const LANGS = ", 1)[1].split(";", 1)[0])
+    assert langs == list(LANGUAGES) and set(tables) == set(LANGUAGES)
+    for lang, table in tables.items():
+        assert set(table) == set(STRINGS), lang
+    assert tables["en"]["submit"] == "Rule on this hand"
+    assert tables["nl"]["submit"] == "Beoordeel deze hand"
+    js = client.get("/console/assets/i18n.js").get_data(as_text=True)
+    assert "Beoordeel" not in js and 'from "./strings.js"' in js
+

@@ -88,8 +88,11 @@ def test_a_third_language_is_one_catalog_file(tmp_path: Path) -> None:
              "b = r.get_json(force=True)\n"
              "print(r.headers['Content-Language'], b['title'], b['detail'], sep='|')\n"
              "r = c.get('/v1/violations')\n"
-             "print(sorted(r.get_json()['violations'][0]['message']))\n")
+             "print(sorted(r.get_json()['violations'][0]['message']))\n"
+             "js = c.get('/console/assets/strings.js').get_data(as_text=True)\n"
+             "print(js.rsplit('LANGS = ', 1)[1].strip())\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
                          text=True, timeout=120, check=True).stdout.splitlines()
     assert out[0] == "de|Nicht gefunden|Diese Ressource gibt es nicht."
     assert out[1] == "['de', 'en', 'nl']"
+    assert out[2] == '["en","de","nl"];'  # the console offers it too (a button per language)

@@ -2,7 +2,7 @@
 // draw the ruling. Every rule is the service's: this page only shows what it answers.
 
 import { cardRow, cardSvg, SUITS } from "./cards.js";
-import { lang, preferredLang, setLang, t } from "./i18n.js";
+import { LANGS, lang, preferredLang, setLang, t } from "./i18n.js";
 import { decodeRecord, encodeRecord, isJson, jsonErrorLine, jsonLineOf, lineOfPlay } from "./record.js";
 
 const $ = (id) => document.getElementById(id);
@@ -535,7 +535,20 @@ function wire() {
   window.addEventListener("hashchange", fromFragment);
 }
 
+/** A button for every language the catalogs speak beyond the page's own EN and NL. */
+function langButtons() {
+  const group = document.querySelector(".lang");
+  if (!group) return;
+  const have = new Set([...group.querySelectorAll(".lang-btn")].map((b) => b.dataset.lang));
+  for (const code of LANGS) {
+    if (have.has(code)) continue;
+    group.append(h("button", { type: "button", className: "lang-btn", text: code.toUpperCase(),
+      "data-lang": code, "aria-pressed": "false", lang: code }));
+  }
+}
+
 async function start() {
+  langButtons();
   let saved = null;
   try { saved = localStorage.getItem(LANG_KEY); } catch { /* private mode */ }
   setLang(saved || preferredLang(navigator.languages && navigator.languages.length
