@@ -31,6 +31,7 @@ from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .rules import RuleSet, resolve
+from .scoring import check_seats
 
 
 class RecordError(EngineError):
@@ -246,9 +247,7 @@ def parse_record(data: Mapping[str, Any]) -> HandRecord:
     spec = _req(data, "ruleset", "")
     rules = resolve(spec)
     players = _ids(_list(_req(data, "players", ""), "players", 1, 16), "players")
-    if not rules.players_min <= len(players) <= rules.players_max:
-        raise RecordError("player-count", f"{rules.name} seats {rules.players_min} to "
-                          f"{rules.players_max} players, not {len(players)}", "players")
+    check_seats(len(players), rules)  # the one seat rule (a ScoringError, player-count)
     deal_in = _obj(_req(data, "deal", ""), "deal", None)
     if len(deal_in) > len(players):
         raise RecordError("invalid-record", "deal: more hands than players", "deal")

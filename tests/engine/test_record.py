@@ -22,7 +22,6 @@ from tests.engine.hands import ANN, BOB, record
 
 
 @pytest.mark.parametrize("over, code, field", [
-    ({"players": ["ann"]}, "player-count", "players"),
     ({"players": ["ann", "ann"]}, "duplicate-player", "players"),
     ({"players": ["ann", "bob", "cy"]}, "deal-size", "deal.cy"),
     ({"deal": {"ann": ANN, "bob": BOB[:12]}}, "deal-size", "deal.bob"),
@@ -41,6 +40,16 @@ def test_malformed_records_raise_record_error(over, code, field) -> None:
     with pytest.raises(RecordError) as err:
         parse_record(record(**over))
     assert (err.value.code, err.value.field) == (code, field)
+
+
+def test_a_record_seats_players_by_the_one_seat_rule() -> None:
+    """SPEC §3 players_min/players_max: the same check (and error) as scoring and matches."""
+    from service.engine.scoring import ScoringError
+
+    with pytest.raises(ScoringError) as err:
+        parse_record(record(players=["ann"]))
+    assert (err.value.code, err.value.field) == ("player-count", "players")
+    assert str(err.value) == "kaluki-hunt seats 2 to 4 players, not 1"
 
 
 def test_card_and_ruleset_errors_propagate() -> None:
