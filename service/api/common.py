@@ -19,9 +19,10 @@ from ..engine.cards import (
     read_each,
 )
 from ..engine.rules import RuleSet, RuleSetError, resolve
-from ..i18n import N_, Text
+from ..i18n import N_
 from .parsing import Bool, FastField, Int
 from .problems import Problem, language
+from .render import violation_dict, violation_text
 
 T = TypeVar("T")
 
@@ -88,10 +89,7 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
         raise exc.at(field) from None
     except m.InvalidMeld as exc:
         v = exc.violation
-        from .render import violation_dict  # render builds on this module's schemas' shapes
-
-        raise Problem("invalid-meld", TABLE_MELD_ILLEGAL,
-                      params={"message": Text(v.template, v.params, v.code)},
+        raise Problem("invalid-meld", TABLE_MELD_ILLEGAL, params={"message": violation_text(v)},
                       errors={field: [v.message()]},
                       violations=[violation_dict(v, language())]) from None
 

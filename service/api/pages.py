@@ -309,8 +309,7 @@ def render_page(code: str, lang: str) -> str:
 
 def _language_name(lang: str) -> str:
     """A language's name in itself (Babel's CLDR data): ``nl`` is Nederlands."""
-    name = Locale.parse(lang).get_display_name(lang) or lang
-    return name[:1].upper() + name[1:]
+    return _capital(Locale.parse(lang).get_display_name(lang) or lang)
 
 
 def install(app: Flask) -> None:

@@ -191,7 +191,7 @@ class Problem(Exception):
 
     def detail_in(self, lang: str) -> str:
         translated = gettext(lang, self.template, self.context)
-        if translated is self.template or translated == self.template:
+        if translated == self.template:
             return self.detail
         if self.params is None:
             return translated

@@ -20,7 +20,7 @@ from ..engine.rules import RuleSet
 from ..engine.scoring import HandScore
 from ..engine.solver import Analysis
 from ..engine.violations import Violation
-from ..i18n import render
+from ..i18n import Text
 from .problems import language
 
 
@@ -38,9 +38,16 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
 
 # app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
 ON_VIOLATIONS = "kaluki_on_violations"
+
+
+def violation_text(v: Violation) -> Text:
+    """A violation's message, not yet in a language (its code is its catalog context)."""
+    return Text(v.template, v.params, v.code)
+
+
 def violation_message(v: Violation, lang: str) -> str:
     """A violation's message in ``lang`` (its code's catalog entry, else English)."""
-    return render(lang, v.template, v.params, v.code)
+    return violation_text(v).render(lang)
 
 
 def violation_dict(v: Violation, lang: str) -> dict[str, Any]:

@@ -121,9 +121,6 @@ class Text:
     def render(self, lang: str) -> str:
         return render(lang, self.template, self.params, self.context)
 
-    def __str__(self) -> str:
-        return self.render(SOURCE)
-
 
 def resolve(params: Mapping[str, Any], lang: str) -> dict[str, Any]:
     """``params`` with every :class:`Text` among them rendered in ``lang``."""
