@@ -450,7 +450,7 @@ def test_buy_ins_as_independent_implementations_read_them() -> None:
 
 
 def test_release_with_more_naturals_than_jokers() -> None:
-    """README "Rulings SPEC.md leaves open": a release lays one natural per joker it
+    """docs/rulings.md: a release lays one natural per joker it
     frees. Under one_missing (S0, kaluki-51) ``["7h", "7s"]`` on ``7c 7d JK`` is
     refused (joker-not-releasable): 7h frees the joker, 7s is a build, a separate play.
     Under all_missing (S1) the same two naturals are exactly the missing suits and
@@ -465,7 +465,7 @@ def test_release_with_more_naturals_than_jokers() -> None:
 
 
 def test_out_by_builds_alone_is_out() -> None:
-    """README "Rulings SPEC.md leaves open": going out by builds alone, with no meld of
+    """docs/rulings.md: going out by builds alone, with no meld of
     one's own, is ``out``, never special: a special win is the turn of one's first
     meld (SPEC §3), and there is none."""
     from service.engine.record import parse_turn
