@@ -69,31 +69,61 @@ FLUSH_SECONDS = 1.0
 Key = tuple[str, ...]
 
 
-class BatchedHistogram:
-    """A labelled prometheus ``Histogram`` fed in batches.
+class _Batched:
+    """What a batched family shares: a tally under a lock, moved into prometheus by
+    ``flush`` from a daemon thread every ``interval`` seconds (started on first use,
+    so after gunicorn's fork) and before every scrape."""
 
-    ``observe`` adds to an in-memory tally; ``flush`` moves the tally into the
-    histogram's own values, bucket by bucket, exactly as that many ``observe``
-    calls would have (tests/api/test_metrics.py checks the exposition is
-    identical). A daemon thread flushes every ``interval`` seconds in each
-    process that observes (started on first use, so after gunicorn's fork).
-    """
-
-    def __init__(self, histogram: Histogram, buckets: tuple[float, ...],
-                 interval: float = FLUSH_SECONDS) -> None:
-        self.histogram = histogram
-        self.bounds = tuple(float(b) for b in buckets)  # +Inf is bucket len(bounds)
+    def __init__(self, interval: float) -> None:
         self.interval = interval
         self._lock = threading.Lock()
-        self._tally: dict[Key, list[float]] = {}
         self._flusher: threading.Thread | None = None
         _LIVE.add(self)
 
     def _after_fork(self) -> None:
         # the parent's tally belongs to the parent; its thread did not survive the fork
         self._lock = threading.Lock()
-        self._tally = {}
         self._flusher = None
+        self._reset()
+
+    def _reset(self) -> None:
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        raise NotImplementedError
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._flusher is not None:
+                return
+            self._flusher = threading.Thread(target=self._run, name="metrics-flush", daemon=True)
+        self._flusher.start()
+
+    def _run(self) -> None:
+        me = threading.current_thread()
+        while self._flusher is me:
+            sleep(self.interval)
+            self.flush()
+
+
+class BatchedHistogram(_Batched):
+    """A labelled prometheus ``Histogram`` fed in batches.
+
+    ``observe`` adds to an in-memory tally; ``flush`` moves the tally into the
+    histogram's own values, bucket by bucket, exactly as that many ``observe``
+    calls would have (tests/api/test_metrics.py checks the exposition is
+    identical).
+    """
+
+    def __init__(self, histogram: Histogram, buckets: tuple[float, ...],
+                 interval: float = FLUSH_SECONDS) -> None:
+        self.histogram = histogram
+        self.bounds = tuple(float(b) for b in buckets)  # +Inf is bucket len(bounds)
+        self._tally: dict[Key, list[float]] = {}
+        super().__init__(interval)
+
+    def _reset(self) -> None:
+        self._tally = {}
 
     def observe(self, key: Key, seconds: float) -> None:
         # prometheus counts an observation in the first bucket whose bound is >= it
@@ -119,30 +149,17 @@ class BatchedHistogram:
                 if n:
                     bucket.inc(n)
 
-    def _start(self) -> None:
-        with self._lock:
-            if self._flusher is not None:
-                return
-            self._flusher = threading.Thread(target=self._run, name="metrics-flush", daemon=True)
-        self._flusher.start()
 
-    def _run(self) -> None:
-        me = threading.current_thread()
-        while self._flusher is me:
-            sleep(self.interval)
-            self.flush()
-
-
-class BatchedCounter(BatchedHistogram):
+class BatchedCounter(_Batched):
     """A labelled prometheus ``Counter`` fed in batches: ``inc`` adds to a tally,
     ``flush`` (the same daemon thread, scrapes, ``flush_all``) moves it over."""
 
     def __init__(self, counter: Counter, interval: float = FLUSH_SECONDS) -> None:
-        super().__init__(counter, (), interval)  # type: ignore[arg-type]
+        self.counter = counter
         self._counts: dict[Key, float] = {}
+        super().__init__(interval)
 
-    def _after_fork(self) -> None:
-        super()._after_fork()
+    def _reset(self) -> None:
         self._counts = {}
 
     def inc(self, key: Key = (), n: float = 1.0) -> None:
@@ -155,20 +172,19 @@ class BatchedCounter(BatchedHistogram):
         with self._lock:
             counts, self._counts = self._counts, {}
         for key, n in counts.items():
-            # self.histogram holds the Counter here (see __init__)
-            (self.histogram.labels(*key) if key else self.histogram).inc(n)  # type: ignore[attr-defined]
+            (self.counter.labels(*key) if key else self.counter).inc(n)
 
 
-_LIVE: weakref.WeakSet[BatchedHistogram] = weakref.WeakSet()
+_LIVE: weakref.WeakSet[_Batched] = weakref.WeakSet()
 # the lambda's list is thrown away: the comprehension only calls each _after_fork
 os.register_at_fork(after_in_child=lambda: [h._after_fork() for h in list(_LIVE)])  # type: ignore[func-returns-value]
 
 
 def flush_all() -> None:
-    """Flush every live histogram of this process (gunicorn's ``worker_exit`` calls it,
-    so a worker that stops, or is recycled by ``max_requests``, loses no tally)."""
-    for histogram in list(_LIVE):
-        histogram.flush()
+    """Flush every live batched family of this process (gunicorn's ``worker_exit`` calls
+    it, so a worker that stops, or is recycled by ``max_requests``, loses no tally)."""
+    for family in list(_LIVE):
+        family.flush()
 
 
 class _Request(flask.Request):

@@ -10,8 +10,8 @@ message, ``rule`` for a rule).
 >>> v = Violation("run-too-short", {"min": 4, "count": 3})
 >>> v.message()
 'A run needs at least 4 cards; this one has 3.'
->>> v.to_dict()
-{'code': 'run-too-short', 'message': 'A run needs at least 4 cards; this one has 3.', 'min': 4, 'count': 3}
+>>> v.at(turn=0, play=1).where
+{'turn': 0, 'play': 1}
 """
 
 from __future__ import annotations
@@ -155,7 +155,3 @@ class Violation:
 
     def at(self, **where: Any) -> Violation:
         return Violation(self.code, self.params, {**self.where, **where})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The violation as data, its message in English."""
-        return {"code": self.code, "message": self.message(), **self.where, **self.params}

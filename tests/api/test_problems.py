@@ -76,4 +76,6 @@ def test_an_error_says_where_when_the_api_knows() -> None:
     except EngineError as exc:
         problem = engine_problem(exc, "players.1.cards.0")
     assert list(problem.errors or ()) == ["players.1.cards.0"]
-    assert isinstance(Problem("not-found", "x").status, int) and Problem("not-found", "x").status == 404
+    assert Problem("not-found", "x").status == 404
+    assert "no-such-code-anywhere" not in STATUS
+    assert Problem("no-such-code-anywhere", "x").status == 422  # a code not in the table is 422

@@ -114,5 +114,8 @@ def test_pooled_compares_models_within_each_run() -> None:
 
 
 def test_bodies_are_json() -> None:
-    for path in Path(run.BODIES).glob("*.json"):
-        json.loads(path.read_text())
+    paths = sorted(Path(run.BODIES).glob("*.json"))
+    assert {p.stem for p in paths} >= {"validate", "opening", "build", "release", "score",
+                                       "analyze", "adjudicate", "turncheck"}
+    for path in paths:
+        assert isinstance(json.loads(path.read_text()), dict), path
