@@ -1,32 +1,14 @@
-"""What every resource shares: reading cards, rule sets and table melds; the documented
-shapes of melds and violations (their rendering is :mod:`.render`)."""
+"""What every resource shares: the rule-set and card-list fields, and the documented
+shapes of melds, violations and problems (their rendering is :mod:`.render`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from ..engine import melds as m
-from ..engine.cards import (
-    Card,
-    CardError,
-    MeldCard,
-    check_deck,
-    parse_card,
-    parse_meld_card,
-    read_each,
-)
-from ..engine.rules import RuleSet, RuleSetError, resolve
-from ..i18n import N_
+from ..engine.rulings import MAX_CARDS
 from .parsing import Bool, FastField, Int
-from .problems import Problem, language
-from .render import violation_dict, violation_text
-
-T = TypeVar("T")
-
-MAX_CARDS = 120  # more cards than any deck of the catalog: rejected by the schema
 
 
 class RuleSetField(FastField):
@@ -54,47 +36,6 @@ def card_list(min_len: int = 0, ref: str = "Card", **kw: Any) -> fields.List[Any
 
 def ruleset_field() -> RuleSetField:
     return RuleSetField(required=True, metadata=RULESET_DOC)
-
-
-def rules_of(spec: object) -> RuleSet:
-    try:
-        return resolve(spec)
-    except RuleSetError as exc:
-        raise exc.at("ruleset") from None
-
-
-def cards_at(texts: Sequence[Any], field: str) -> list[Card]:
-    """Every card of a list; a bad one is a 422 naming its place (``cards.3``)."""
-    return read_each(texts, field, parse_card)
-
-
-def meld_cards_at(texts: Sequence[Any], field: str) -> list[MeldCard]:
-    return read_each(texts, field, parse_meld_card)
-
-
-def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
-    try:
-        check_deck(cards, rules.decks, rules.jokers)
-    except CardError as exc:
-        raise exc.at(field) from None
-
-
-def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
-    """A meld said to be on the table (:func:`.melds.table_meld`: 422 ``invalid-meld``
-    unless it is legal)."""
-    tokens = meld_cards_at(texts, field)
-    try:
-        return m.table_meld(tokens, rules)
-    except CardError as exc:
-        raise exc.at(field) from None
-    except m.InvalidMeld as exc:
-        v = exc.violation
-        raise Problem("invalid-meld", TABLE_MELD_ILLEGAL, params={"message": violation_text(v)},
-                      errors={field: [v.message()]},
-                      violations=[violation_dict(v, language())]) from None
-
-
-TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
 
 
 # -- response schemas (documentation) --------------------------------------------------

@@ -7,21 +7,16 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields, validate
 
-from ..engine.errors import EngineError
-from ..engine.scoring import FINISHES, score_hand
-from ..engine.solver import HandTooLarge
-from ..engine.solver import analyze as solve
+from ..engine import rulings
+from ..engine.scoring import FINISHES
 from .common import (
     MeldSchema,
     StrictSchema,
     card_list,
-    cards_at,
-    rules_of,
     ruleset_field,
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int
-from .problems import error_problem
 from .render import render_analysis, render_score
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
@@ -54,22 +49,11 @@ class ScoreResponse(Schema):
     scores = fields.List(fields.Nested(PlayerScoreSchema), required=True)
 
 
-def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
-    """Score a /hands/score body (also used by match ledgers)."""
-    players = [(p["id"], cards_at(p["cards"], f"players.{i}.cards"))
-               for i, p in enumerate(args["players"])]
-    try:
-        result = score_hand(rules, args["winner"], args["finish"], players)
-    except EngineError as exc:  # the app's handler answers it, located at "players"
-        raise exc.at("players") from None
-    return render_score(result)
-
-
 @blp.ruling("/score", ScoreSchema(), ScoreResponse)
 def score(args: dict[str, Any]) -> Response:
     """Score a finished hand from the cards each player still holds."""
-    rules = rules_of(args["ruleset"])
-    return json_response(score_body(args, rules))
+    score = rulings.score(args["ruleset"], args["winner"], args["finish"], args["players"])
+    return json_response(render_score(score))
 
 
 class AnalyzeSchema(StrictSchema):
@@ -96,10 +80,5 @@ class AnalyzeResponse(Schema):
 def analyze(args: dict[str, Any]) -> Response:
     """The best arrangement of a hand (lowest deadwood, then most cards melded), found
     exactly, and whether the player can open, go out, or win specially."""
-    rules = rules_of(args["ruleset"])
-    cards = cards_at(args["cards"], "cards")
-    try:
-        a = solve(cards, rules, args["opened"])  # a deck or search error: the app's handler
-    except HandTooLarge as exc:  # its errors entry names the cap
-        raise error_problem(exc, errors={"cards": [f"at most {exc.limit} cards"]}) from None
-    return json_response(render_analysis(a, rules))
+    analysis = rulings.analyze(args["ruleset"], args["cards"], args["opened"])
+    return json_response(render_analysis(analysis))

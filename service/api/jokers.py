@@ -7,17 +7,13 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields
 
-from ..engine import melds as m
+from ..engine import rulings
 from .common import (
     MeldSchema,
     StrictSchema,
     ViolationSchema,
     card_list,
-    cards_at,
-    deck_check,
-    rules_of,
     ruleset_field,
-    table_meld_at,
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int
@@ -47,9 +43,5 @@ class ReleaseResponse(Schema):
 @blp.ruling("/release", ReleaseSchema(), ReleaseResponse)
 def release(args: dict[str, Any]) -> Response:
     """Lay naturals on a meld to free its joker(s); says where a freed joker must go."""
-    rules = rules_of(args["ruleset"])
-    meld = table_meld_at(args["meld"], rules, "meld")
-    laid = cards_at(args["cards"], "cards")
-    deck_check(m.release_deck(meld, laid), rules, "cards")
-    ruling = m.release(meld, laid, rules, args["opened"])
-    return json_response(render_release(ruling, rules))
+    ruling = rulings.rule_release(args["ruleset"], args["meld"], args["cards"], args["opened"])
+    return json_response(render_release(ruling))

@@ -7,22 +7,17 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
-from ..engine import melds as m
+from ..engine import rulings
+from ..engine.rulings import MAX_CARDS
 from .common import (
-    MAX_CARDS,
     MeldSchema,
     StrictSchema,
     ViolationSchema,
     card_list,
-    deck_check,
-    meld_cards_at,
-    rules_of,
     ruleset_field,
-    table_meld_at,
 )
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, FastField, Int
-from .problems import Problem
 from .render import render_build, render_meld_ruling, render_opening
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
@@ -50,11 +45,8 @@ class ValidateResponse(Schema):
 @blp.ruling("/validate", ValidateSchema(), ValidateResponse)
 def validate_meld(args: dict[str, Any]) -> Response:
     """Is this a legal meld? Which kind, what do its jokers stand for, what is it worth?"""
-    rules = rules_of(args["ruleset"])
-    tokens = meld_cards_at(args["cards"], "cards")
-    deck_check(m.validate_deck(tokens), rules, "cards")
-    ruling = m.validate(tokens, rules, args["kind"])
-    return json_response(render_meld_ruling(ruling, rules))
+    ruling = rulings.rule_meld(args["ruleset"], args["cards"], args["kind"])
+    return json_response(render_meld_ruling(ruling))
 
 
 class MeldEntry(FastField):
@@ -89,13 +81,8 @@ class OpeningResponse(Schema):
 @blp.ruling("/opening", OpeningSchema(), OpeningResponse)
 def opening(args: dict[str, Any]) -> Response:
     """Do these melds, laid together as a first meld, reach the opening threshold?"""
-    rules = rules_of(args["ruleset"])
-    token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(args["melds"])]
-    if sum(len(t) for t in token_lists) > MAX_CARDS:
-        raise Problem("validation-error", "too many cards", errors={"melds": ["too many cards"]})
-    deck_check(m.opening_deck(token_lists), rules, "melds")
-    ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
-    return json_response(render_opening(ruling, rules))
+    ruling = rulings.rule_opening(args["ruleset"], args["melds"])
+    return json_response(render_opening(ruling))
 
 
 class BuildCard(FastField):
@@ -130,10 +117,5 @@ class BuildResponse(Schema):
 @blp.ruling("/build", BuildSchema(), BuildResponse)
 def build(args: dict[str, Any]) -> Response:
     """Add cards to a meld on the table (a card that fits both ends of a run goes high)."""
-    rules = rules_of(args["ruleset"])
-    meld = table_meld_at(args["meld"], rules, "meld")
-    added = meld_cards_at([c["card"] for c in args["cards"]], "cards")
-    deck_check(m.build_deck(meld, added), rules, "cards")
-    placed = [m.Placed(t, c["end"]) for t, c in zip(added, args["cards"], strict=True)]
-    ruling = m.build(meld, placed, rules, args["opened"])
-    return json_response(render_build(ruling, rules))
+    ruling = rulings.rule_build(args["ruleset"], args["meld"], args["cards"], args["opened"])
+    return json_response(render_build(ruling))

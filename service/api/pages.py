@@ -19,8 +19,9 @@ from flask import Flask, Response, request
 
 from ..engine import violations as v
 from ..i18n import LANGUAGES, N_, gettext
+from ..web.language import language
 from .jsonio import dumps
-from .problems import TITLES, Problem, language, status_of
+from .problems import TITLES, Problem, status_of
 from .problems import title as problem_title
 
 PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "

@@ -20,10 +20,14 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine.errors import EngineError
 from ..engine.match import EntryError
-from ..i18n import N_, SOURCE, best_language, gettext, render, resolve
+from ..engine.melds import InvalidMeld
+from ..engine.solver import HandTooLarge
+from ..i18n import N_, SOURCE, gettext, render, resolve
 from ..ledger.errors import LedgerError
 from ..logs import request_id
+from ..web.language import language
 from .jsonio import dumps
+from .render import violation_dict, violation_text
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -139,15 +143,6 @@ the error's parameters to hand."""
 
 DETAIL_CODES: tuple[str, ...] = tuple(code for code in TITLES if code not in _API_CODES)
 """The codes whose detail is an engine or ledger error's message (translated per code)."""
-
-def language() -> str:
-    """The language the client prefers among those the catalogs speak (``Accept-Language``)."""
-    try:
-        header = request.environ.get("HTTP_ACCEPT_LANGUAGE")
-    except RuntimeError:  # outside a request
-        return SOURCE
-    return best_language(header)
-
 
 def status_of(code: str) -> int:
     return STATUS.get(code, 422)
@@ -317,13 +312,21 @@ LEDGER_DETAILS: Mapping[str, str] = {
 }
 
 
+TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
+
+
 def engine_problem(exc: EngineError, field: str | None = None) -> Problem:
     """The problem for any engine error. An :class:`EntryError` (an import's or an
     append's input that cannot be scored) answers its cause, located at the entry."""
+    if isinstance(exc, InvalidMeld):  # a table meld: its violation, as a ruling shows it
+        v = exc.violation
+        return Problem(exc.code, TABLE_MELD_ILLEGAL, params={"message": violation_text(v)},
+                       errors={exc.field or "meld": [v.message()]},
+                       violations=[violation_dict(v, language())])
+    if isinstance(exc, HandTooLarge):  # its errors entry names the cap
+        return error_problem(exc, field, errors={exc.field or "cards": [f"at most {exc.limit} cards"]})
     if isinstance(exc, EntryError):
         if exc.violation is not None:
-            from .render import violation_dict  # render builds on this module's language()
-
             return Problem(exc.code, ENGINE_DETAIL, params={"detail": str(exc)}, context=exc.code,
                            violations=[violation_dict(exc.violation, language())])
         if isinstance(exc.cause, EngineError):

@@ -19,16 +19,15 @@ from ..engine.cards import CardError
 from ..engine.errors import EngineError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.rules import RuleSetError
+from ..engine.rulings import cards_at, table_meld_at
+from ..engine.rulings import rules_at as rules_of
 from ..i18n import N_
 from .common import (
     MeldSchema,
     StrictSchema,
     ViolationSchema,
     card_list,
-    cards_at,
-    rules_of,
     ruleset_field,
-    table_meld_at,
 )
 from .hands import PlayerScoreSchema
 from .jsonio import json_response

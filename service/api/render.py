@@ -17,14 +17,23 @@ from ..engine import melds as m
 from ..engine.cards import RANKS, Card
 from ..engine.referee import Adjudication, HandState, TurnCheck
 from ..engine.rules import RuleSet
+from ..engine.rulings import (
+    AnalysisAnswer,
+    BuildAnswer,
+    MeldAnswer,
+    OpeningAnswer,
+    ReleaseAnswer,
+    Shown,
+    shown,
+)
 from ..engine.scoring import HandScore
-from ..engine.solver import Analysis
 from ..engine.violations import Violation
 from ..i18n import Text
-from .problems import language
+from ..web.language import language
 
 
-def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
+def render_meld(s: Shown) -> dict[str, Any]:
+    meld = s.meld
     out: dict[str, Any] = {"kind": meld.kind, "cards": [c.text for c in meld.cards]}
     if isinstance(meld, m.SetMeld):
         out["rank"] = RANKS[meld.rank - 1]
@@ -32,8 +41,13 @@ def render_meld(meld: m.Meld, rules: RuleSet) -> dict[str, Any]:
         out["suit"] = meld.suit
     out["points"] = meld.points
     out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
-    out["closed"] = m.is_closed(meld, rules)
+    out["closed"] = s.closed
     return out
+
+
+def render_table(melds: Sequence[m.Meld], rules: RuleSet) -> list[dict[str, Any]]:
+    """The melds on a table after a referee's replay, each shown under its rules."""
+    return [render_meld(shown(x, rules)) for x in melds]
 
 
 # app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
@@ -66,50 +80,49 @@ def render_violations(violations: Sequence[Violation]) -> list[dict[str, Any]]:
     return [violation_dict(v, lang) for v in violations]
 
 
-# -- rulings on melds --------------------------------------------------------------------
+# -- rulings on melds and hands (service/engine/rulings.py) ----------------------------
 
-def render_meld_ruling(ruling: m.MeldRuling, rules: RuleSet) -> dict[str, Any]:
+def render_meld_ruling(r: MeldAnswer) -> dict[str, Any]:
     """``POST /v1/melds/validate``."""
     return {
-        "valid": ruling.valid,
-        "meld": render_meld(ruling.meld, rules) if ruling.meld else None,
-        "alternatives": [render_meld(a, rules) for a in ruling.alternatives],
-        "violations": render_violations(ruling.violations),
+        "valid": r.valid,
+        "meld": render_meld(r.meld) if r.meld else None,
+        "alternatives": [render_meld(a) for a in r.alternatives],
+        "violations": render_violations(r.violations),
     }
 
 
-def render_opening(ruling: m.OpeningRuling, rules: RuleSet) -> dict[str, Any]:
+def render_opening(r: OpeningAnswer) -> dict[str, Any]:
     """``POST /v1/melds/opening``."""
     return {
-        "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
-        "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
-        "violations": render_violations(ruling.violations),
+        "valid": r.valid, "points": r.points, "threshold": r.threshold,
+        "melds": [render_meld(x) if x else None for x in r.melds],
+        "violations": render_violations(r.violations),
     }
 
 
-def render_build(ruling: m.BuildRuling, rules: RuleSet) -> dict[str, Any]:
+def render_build(r: BuildAnswer) -> dict[str, Any]:
     """``POST /v1/melds/build``."""
-    return {"valid": ruling.valid, "meld": render_meld(ruling.meld, rules),
-            "violations": render_violations(ruling.violations)}
+    return {"valid": r.valid, "meld": render_meld(r.meld),
+            "violations": render_violations(r.violations)}
 
 
-def render_release(ruling: m.ReleaseRuling, rules: RuleSet) -> dict[str, Any]:
-    """``POST /v1/jokers/release``: where a freed joker must go is the rule set's."""
-    return {"legal": ruling.legal, "released": ruling.released,
-            "meld": render_meld(ruling.meld, rules), "closed": m.is_closed(ruling.meld, rules),
-            "must_use": rules.released_joker, "violations": render_violations(ruling.violations)}
+def render_release(r: ReleaseAnswer) -> dict[str, Any]:
+    """``POST /v1/jokers/release``."""
+    return {"legal": r.legal, "released": r.released, "meld": render_meld(r.meld),
+            "closed": r.meld.closed, "must_use": r.must_use,
+            "violations": render_violations(r.violations)}
 
-
-# -- whole hands -------------------------------------------------------------------------
 
 def render_score(score: HandScore) -> dict[str, Any]:
     """``POST /v1/hands/score`` (and a match's scored hand)."""
     return score.to_dict()
 
 
-def render_analysis(a: Analysis, rules: RuleSet) -> dict[str, Any]:
+def render_analysis(r: AnalysisAnswer) -> dict[str, Any]:
     """``POST /v1/hands/analyze``."""
-    return {"melds": [render_meld(x, rules) for x in a.melds],
+    a = r.analysis
+    return {"melds": [render_meld(x) for x in r.melds],
             "deadwood": [str(c) for c in a.deadwood], "deadwood_value": a.deadwood_value,
             "melded_count": a.melded_count, "can_open": a.can_open, "can_go_out": a.can_go_out,
             "can_special": a.can_special}
@@ -122,7 +135,7 @@ def _card(c: Card | None) -> str | None:
 
 
 def render_state(state: HandState, rules: RuleSet) -> dict[str, Any]:
-    return {"table": [render_meld(x, rules) for x in state.table],
+    return {"table": render_table(state.table, rules),
             "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
             "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
             "discard_count": state.discard_count, "opened": list(state.opened),
@@ -144,6 +157,6 @@ def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
     """``POST /v1/turns/check``."""
     return {"legal": checked.legal,
             "violations": render_violations([checked.violation] if checked.violation else []),
-            "table": [render_meld(x, rules) for x in checked.table],
+            "table": render_table(checked.table, rules),
             "hand": [str(c) for c in checked.hand], "opened": checked.opened,
             "finished": checked.finished, "finish": checked.finish}

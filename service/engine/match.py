@@ -37,13 +37,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import referee
-from .cards import CardError, parse_card
+from . import referee, rulings
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .record import RecordError, parse_record
 from .rules import InvalidParameter, MatchEnd, MatchEndMode, RuleSet
-from .scoring import HandScore, ScoringError, check_seats, score_hand
+from .scoring import HandScore, check_seats
 from .violations import Violation
 
 IN_PROGRESS = "in_progress"
@@ -280,23 +279,11 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
     def at(path: str) -> str:
         return f"{field}.{path}" if field and path else (field or path)
 
-    if source == "score":
-        players = []
-        for i, p in enumerate(body["players"]):
-            cards = []
-            for j, text in enumerate(p["cards"]):
-                try:
-                    cards.append(parse_card(text))
-                except CardError as exc:
-                    raise EntryError(exc.code, str(exc), f"players.{i}.cards.{j}", exc) from None
-            players.append((p["id"], cards))
+    if source == "score":  # scored as POST /v1/hands/score scores it
         try:
-            score = score_hand(rules, body["winner"], body["finish"], players)
-        except ScoringError as exc:
-            raise EntryError(exc.code, str(exc), exc.field, exc) from None
-        except ValueError as exc:
-            raise EntryError(getattr(exc, "code", "bad-request"), str(exc), "players",
-                             exc) from None
+            score = rulings.score(rules, body["winner"], body["finish"], body["players"])
+        except EngineError as exc:
+            raise EntryError(exc.code, str(exc), exc.field or "players", exc) from None
         return ScoredHand(body["winner"], body["finish"], score)
     try:
         record = parse_record({**body, "ruleset": ruleset})  # the match's rule set, always

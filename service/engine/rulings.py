@@ -1,0 +1,217 @@
+"""The questions the service answers, one function each.
+
+Each function takes a request's values as the client wrote them (a rule-set
+name or ``{"base", "overrides"}``, card strings), and does all of a ruling's
+work: it resolves the rule set, reads every card (an error names its place:
+``cards.3``), checks that the cards can come from one deck, rules, and returns
+the complete answer as a typed value, so the caller only renders it. A meld in
+an answer is a :class:`Shown`: the meld and whether it is closed under the
+rules it was ruled by, so the renderer needs no rule set.
+
+>>> r = rule_meld("kaluki-hunt", ["Jd", "JK", "Kd"])
+>>> r.valid, str(r.meld.meld), r.meld.closed
+(True, 'Jd JK=Qd Kd', False)
+>>> try:
+...     rule_meld("kaluki-hunt", ["Jd", "Qz"])
+... except CardError as exc:
+...     exc.code, exc.field
+('invalid-card', 'cards.1')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from . import melds as m
+from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
+from .errors import EngineError
+from .rules import RuleSet, RuleSetError, resolve
+from .scoring import HandScore, score_hand
+from .solver import Analysis, HandTooLarge
+from .solver import analyze as solve
+from .violations import Violation
+
+MAX_CARDS = 120
+"""More cards than any request needs: more than two full decks with jokers (the API's
+schemas refuse longer lists before any ruling)."""
+
+T = TypeVar("T")
+
+
+# -- reading a request's values --------------------------------------------------------
+
+def rules_at(spec: object, field: str = "ruleset") -> RuleSet:
+    """The rule set a request names; an error names ``field``."""
+    try:
+        return resolve(spec)
+    except RuleSetError as exc:
+        raise exc.at(field) from None
+
+
+def cards_at(texts: Sequence[object], field: str) -> list[Card]:
+    """Every card of a list; a bad one raises its error located at its place (``cards.3``)."""
+    return read_each(texts, field, parse_card)
+
+
+def meld_cards_at(texts: Sequence[object], field: str) -> list[MeldCard]:
+    """Every card of a meld as written (``JK=7h`` allowed), located like :func:`cards_at`."""
+    return read_each(texts, field, parse_meld_card)
+
+
+def deck_at(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
+    """The cards can all come from one deck of the rule set (else ``impossible-cards``
+    at ``field``)."""
+    try:
+        check_deck(cards, rules.decks, rules.jokers)
+    except CardError as exc:
+        raise exc.at(field) from None
+
+
+def table_meld_at(texts: Sequence[object], rules: RuleSet, field: str) -> m.Meld:
+    """A meld said to be on the table: read like :func:`rule_meld`, and it must be legal
+    (else :class:`.melds.InvalidMeld` located at ``field``)."""
+    tokens = meld_cards_at(texts, field)
+    try:
+        return m.table_meld(tokens, rules)
+    except (CardError, m.InvalidMeld) as exc:
+        raise exc.at(field) from None
+
+
+# -- the answers ----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A meld as an answer shows it: the meld, and whether no joker can ever be released
+    from it under the rules it was ruled by (SPEC §2 ``closed``)."""
+
+    meld: m.Meld
+    closed: bool
+
+
+def shown(meld: m.Meld, rules: RuleSet) -> Shown:
+    return Shown(meld, m.is_closed(meld, rules))
+
+
+@dataclass(frozen=True, slots=True)
+class MeldAnswer:
+    """``POST /v1/melds/validate``."""
+
+    valid: bool
+    meld: Shown | None
+    alternatives: tuple[Shown, ...]
+    violations: tuple[Violation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpeningAnswer:
+    """``POST /v1/melds/opening``."""
+
+    valid: bool
+    points: int
+    threshold: int
+    melds: tuple[Shown | None, ...]
+    violations: tuple[Violation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildAnswer:
+    """``POST /v1/melds/build``: the resulting meld (unchanged when not valid)."""
+
+    valid: bool
+    meld: Shown
+    violations: tuple[Violation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseAnswer:
+    """``POST /v1/jokers/release``: ``must_use`` is where a freed joker must go."""
+
+    legal: bool
+    released: int
+    meld: Shown
+    must_use: str
+    violations: tuple[Violation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisAnswer:
+    """``POST /v1/hands/analyze``: the best arrangement and what the hand can do."""
+
+    melds: tuple[Shown, ...]
+    analysis: Analysis
+
+
+# -- the rulings ----------------------------------------------------------------------
+
+def rule_meld(ruleset: object, cards: Sequence[object], kind: str | None = None) -> MeldAnswer:
+    """Is this a legal meld, which reading, what does each joker stand for (SPEC §2)?"""
+    rules = rules_at(ruleset)
+    tokens = meld_cards_at(cards, "cards")
+    deck_at(m.validate_deck(tokens), rules, "cards")
+    r = m.validate(tokens, rules, kind)
+    return MeldAnswer(r.valid, shown(r.meld, rules) if r.meld else None,
+                      tuple(shown(a, rules) for a in r.alternatives), tuple(r.violations))
+
+
+def rule_opening(ruleset: object, melds: Sequence[Mapping[str, Any]]) -> OpeningAnswer:
+    """Do these melds, laid together as a first meld, reach the opening threshold?
+    ``melds``: each ``{"cards": [...], "kind": "set" | "run" | None}``."""
+    rules = rules_at(ruleset)
+    token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(melds)]
+    if sum(len(t) for t in token_lists) > MAX_CARDS:
+        raise EngineError("too many cards", code="validation-error", field="melds")
+    deck_at(m.opening_deck(token_lists), rules, "melds")
+    r = m.opening(token_lists, rules, [e.get("kind") for e in melds])
+    return OpeningAnswer(r.valid, r.points, r.threshold,
+                         tuple(shown(x, rules) if x else None for x in r.melds),
+                         tuple(r.violations))
+
+
+def rule_build(ruleset: object, meld: Sequence[object], cards: Sequence[Mapping[str, Any]],
+               opened: bool = True) -> BuildAnswer:
+    """Add cards to a meld on the table. ``cards``: each ``{"card": text, "end": "low" |
+    "high" | None}``."""
+    rules = rules_at(ruleset)
+    table = table_meld_at(meld, rules, "meld")
+    added = meld_cards_at([c["card"] for c in cards], "cards")
+    deck_at(m.build_deck(table, added), rules, "cards")
+    placed = [m.Placed(t, c.get("end")) for t, c in zip(added, cards, strict=True)]
+    r = m.build(table, placed, rules, opened)
+    return BuildAnswer(r.valid, shown(r.meld, rules), tuple(r.violations))
+
+
+def rule_release(ruleset: object, meld: Sequence[object], cards: Sequence[object],
+                 opened: bool = True) -> ReleaseAnswer:
+    """Lay naturals on a table meld to free its jokers (SPEC §3 joker release)."""
+    rules = rules_at(ruleset)
+    table = table_meld_at(meld, rules, "meld")
+    laid = cards_at(cards, "cards")
+    deck_at(m.release_deck(table, laid), rules, "cards")
+    r = m.release(table, laid, rules, opened)
+    return ReleaseAnswer(r.legal, r.released, shown(r.meld, rules), str(rules.released_joker),
+                         tuple(r.violations))
+
+
+def score(ruleset: object | RuleSet, winner: str, finish: str,
+          players: Sequence[Mapping[str, Any]]) -> HandScore:
+    """Score a finished hand from the cards each player still holds (SPEC §6).
+    ``players``: each ``{"id", "cards"}``; a match ledger passes its resolved rule set."""
+    rules = ruleset if isinstance(ruleset, RuleSet) else rules_at(ruleset)
+    hands = [(p["id"], cards_at(p["cards"], f"players.{i}.cards")) for i, p in enumerate(players)]
+    try:
+        return score_hand(rules, winner, finish, hands)
+    except EngineError as exc:
+        raise exc.at("players") from None
+
+
+def analyze(ruleset: object, cards: Sequence[object], opened: bool = False) -> AnalysisAnswer:
+    """The best arrangement of a hand, found exactly (SPEC §5 ``/hands/analyze``)."""
+    rules = rules_at(ruleset)
+    hand = cards_at(cards, "cards")
+    try:
+        a = solve(hand, rules, opened)
+    except HandTooLarge as exc:
+        raise exc.at("cards") from None
+    return AnalysisAnswer(tuple(shown(x, rules) for x in a.melds), a)
