@@ -264,7 +264,7 @@ function renderRuling() {
         h("a", { href: `/problems/${v.code}`, title: t("problem-page"), className: "code-link" },
           h("code", { text: v.code })),
         h("span", { className: "violation-at", "data-turn": v.turn, "data-play": v.play ?? "" },
-          ` · ${at} (`, h("code", { className: "api-index", text: path }), ")")),
+          ` · ${at} (`, h("span", { className: "api-index", text: path }), ")")),
       h("p", { className: "violation-message", lang: lang(), text: v.message }));
     if (where) vbox.append(where);
     vbox.append(show);
@@ -427,7 +427,7 @@ function renderStep() {
     : t("step-turn", { turn: step.turn + 1, player: step.played ? step.played.player : "?" });
   const label = $("step-label");
   fill(label, [h("strong", { text: title }),
-    step.turn === null ? null : h("span", {}, " (", h("code", { className: "api-index", text: `turns[${step.turn}]` }), ")"),
+    step.turn === null ? null : h("span", {}, " (", h("span", { className: "api-index", text: `turns[${step.turn}]` }), ")"),
     ` · ${t("step-of", { k: k + 1, n: steps.length })}`,
     v ? h("span", { className: "step-bad", text: ` · ✗ ${t("breaks-rule")}` }) : null]);
   label.dataset.step = String(k);
