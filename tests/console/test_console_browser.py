@@ -306,6 +306,11 @@ def test_a_json_record_and_its_bad_card_line(new_page) -> None:
     assert (at.get_attribute("data-turn"), at.get_attribute("data-play")) == ("1", "2")
     line = page.locator("#violation .violation-line")
     assert line.get_attribute("data-line") == "35" and '"release": {' in line.inner_text()
+    assert "turn 2, play 3 (turns[1].plays[2])" in at.inner_text()
+    # table melds are counted from 1 too, with the record's own index beside: "meld": 1
+    release = page.locator("#step-turn .action.violating .action-label")
+    assert release.inner_text() == 'Releases from meld 2 ("meld": 1)'
+    assert page.locator("#step-table figure.meld[data-meld='1'] figcaption").inner_text().startswith("Meld 2 ·")
 
 
 def test_a_phone_screen_needs_no_sideways_scrolling(new_page) -> None:

@@ -332,11 +332,13 @@ function faultyCards(cards, v, held) {
   return new Set(first >= 0 ? [first] : []);
 }
 
-function actionItem(label, cards, { bad = null, play = null, className = "", unreached = false, marked = new Set() } = {}) {
+function actionItem(label, cards, { bad = null, play = null, className = "", unreached = false, marked = new Set(),
+  index = null } = {}) {
   const li = h("li", { className: `action ${className}${bad ? " violating" : ""}${unreached ? " unreached" : ""}`,
     "data-play": play });
   if (play !== null) li.append(h("span", { className: "play-no", text: t("play-n", { n: play + 1 }) }));
-  li.append(h("span", { className: "action-label", text: label }));
+  li.append(h("span", { className: "action-label", text: label },
+    index === null ? null : h("span", { className: "api-index", text: ` (${index})` })));
   if (unreached) li.append(h("span", { className: "tag", text: t("not-reached") }));
   if (cards && cards.length) {
     const row = cardRow(cards);
@@ -379,6 +381,7 @@ function renderTurn(step) {
   (played.plays || []).forEach((p, j) => {
     const bad = v && v.play === j ? v : null;
     let label = null;
+    let index = null; // the record's own 0-based table index, beside the one people count
     let cards = [];
     if (p.meld) {
       cards = Array.isArray(p.meld) ? p.meld : p.meld.cards;
@@ -387,13 +390,15 @@ function renderTurn(step) {
     } else if (p.build) {
       cards = playCards(p.build.cards);
       label = t("build", { meld: p.build.meld + 1 });
+      index = `"meld": ${p.build.meld}`;
     } else if (p.release) {
       cards = p.release.cards;
       label = t("release", { meld: p.release.meld + 1 });
+      index = `"meld": ${p.release.meld}`;
     }
     if (label !== null) {
       list.append(actionItem(label, cards, { bad, play: j, unreached: stopped !== null && j > stopped,
-        marked: mark(cards, Boolean(bad)) }));
+        marked: mark(cards, Boolean(bad)), index }));
     }
   });
   const discarded = played.discard ? [played.discard] : [];
