@@ -128,8 +128,9 @@ export class Transport {
   private async remember(request: Request, response: Response, { matchId }: Seen): Promise<void> {
     if (!response.ok) return;
     const { memory } = this.options;
-    // a request about no match yet (createMatch): the match its answer names, and its token
-    const answer = matchId === undefined ? await readJson(response) : undefined;
+    // a 201 to a request about no match yet (createMatch): the match its answer names, and
+    // its token (a ruling answers 200, and is not read twice)
+    const answer = matchId === undefined && response.status === 201 ? await readJson(response) : undefined;
     const id = matchId ?? text(answer?.id);
     if (id === undefined) return;
     if (request.method === "DELETE") {
