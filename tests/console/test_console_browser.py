@@ -528,3 +528,16 @@ def test_nothing_is_cut_off_at_360_px(new_page) -> None:
     page.click("#check-hand")
     page.locator("#checker-out .flags").wait_for()
     _nothing_cut_off(page, "the meld checker's arrangement")
+
+
+def test_an_unreadable_link_clears_the_ruling_too(new_page) -> None:
+    """Issue 21 item 1: opening a link that holds no readable record, with a ruling on
+    screen, leaves no ruling and says the link is unreadable."""
+    from playwright.sync_api import expect
+
+    page = new_page()
+    _rule(page, HUNT)
+    page.evaluate("() => { window.location.hash = 'r=z!!not-base64'; }")
+    expect(page.locator("#input-problem")).to_contain_text("This link holds no readable record.")
+    assert page.locator("#ruling").is_hidden() and page.locator("#stepper").is_hidden()
+    assert page.locator("#verdict").get_attribute("data-legal") is None

@@ -503,6 +503,10 @@ async function fromFragment() {
   try {
     text = await decodeRecord(hash.slice(FRAGMENT_KEY.length + 1));
   } catch {
+    view.asked++; // an answer still on its way is about another record
+    setBusy(false);
+    clearInputProblem();
+    clearRuling({ dropLink: false });
     showInputProblem({ detail: t("bad-link") }, "", 0);
     return true;
   }
