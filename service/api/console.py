@@ -134,6 +134,17 @@ STRINGS: dict[str, str] = {
     "yes": N_("yes", "console"),
     "no": N_("no", "console"),
     "enter-cards": N_("Type some cards first, e.g. Jd JK Kd.", "console"),
+    "empty-title": N_("Nothing to rule on", "console"),
+    "empty-record": N_("The box is empty: paste a hand record (JSON or the text notation), drop a file on it, or pick an example.", "console"),
+    "not-record-title": N_("Not a hand record", "console"),
+    "not-record": N_("This is JSON, but {what}, not a hand record: a hand record in JSON is one object, {\"ruleset\": …, \"players\": …, \"deal\": …}.", "console"),
+    "json-array": N_("an array", "console"),
+    "json-string": N_("a string", "console"),
+    "json-number": N_("a number", "console"),
+    "json-boolean": N_("true or false", "console"),
+    "json-null": N_("null", "console"),
+    "play-n": N_("Play {n}", "console"),
+    "faulty-card": N_("the card at fault", "console"),
     "bad-link": N_("This link holds no readable record.", "console"),
 }
 

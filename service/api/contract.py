@@ -181,6 +181,7 @@ class Op:
     auth: str | None = None  # "required", "optional" or None
     body: bool = False  # takes a JSON body: 400, 413, 415 apply
     ledger: bool = False  # uses Redis: 503 applies
+    idempotent: bool = False  # a ledger write that is safe to send twice (see _idempotent)
 
 
 def _ops() -> dict[tuple[str, str], Op]:
@@ -226,7 +227,7 @@ def _ops() -> dict[tuple[str, str], Op]:
             413: "The export is larger than `LEDGER_IMPORT_MAX_BYTES` (`payload-too-large`).",
             422: body_422 + ", `signature-invalid` (not an export this service signed), "
                  "`chain-broken`, `rescore-mismatch`, `invalid-entry`, `match-full`"},
-            auth="optional", body=True, ledger=True),
+            auth="optional", body=True, ledger=True, idempotent=True),
         ("get", m): Op("getMatch", "Matches", {404: no_match}, ledger=True),
         ("delete", m): Op("deleteMatch", "Matches", {
             401: "No token (`token-required`).", 403: "Wrong token (`token-invalid`).",
@@ -313,6 +314,15 @@ def _statuses(op: Op) -> dict[int, str]:
 
 
 _CODE = re.compile(r"`([a-z]+(?:-[a-z]+)+)`")
+
+
+def _idempotent(method: str, meta: Op | None) -> bool:
+    """``x-idempotent``: the operation may be sent twice with the effect of once, so a client
+    may retry it when the answer is lost or says "come back later" (429, 503). A read; a
+    ruling (a pure function of its body, it touches no ledger); or a ledger write the table
+    marks (an import: the same export twice answers 200). Appends are safe to repeat only
+    under their ``Idempotency-Key`` header parameter, which says so itself."""
+    return method == "get" or (meta is not None and (meta.idempotent or not meta.ledger))
 
 
 def _problem_example(status: int, description: str) -> dict[str, Any]:
@@ -436,6 +446,8 @@ def finish(raw: dict[str, Any]) -> dict[str, Any]:
                 if key in op:
                     op[key] = _plain(op[key])
             meta = OPERATIONS.get((method, path))
+            if _idempotent(method, meta):
+                op["x-idempotent"] = True
             if meta is None:  # a route this table does not know yet (tests/api/test_contract.py)
                 continue
             op["operationId"] = meta.operation_id

@@ -10,6 +10,7 @@ strict Content-Security-Policy: no script at all, styles only from ``/problems.c
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,6 +206,15 @@ VIOLATION_EXAMPLES: Mapping[str, str] = {
 
 _FIX = N_("This is a ruling, not an error: the answer is 200 with valid/legal false. "
           "Change the play (the message names what broke) and ask again.", "page")
+_CITED = N_("A ruling that says no (valid or legal false) cites this code when a play breaks "
+            "this rule.", "page")
+# How to fix a problem, by what its status says (the description says what to change)
+_FIX_RETRY = N_("Nothing was done. Wait the seconds that Retry-After names, then send the same "
+                "request again.", "page")
+_FIX_SERVER = N_("Send the request again; if it keeps failing, report it with the answer's "
+                 "request_id.", "page")
+_FIX_CHANGE = N_("Change the request as described above and send it again: the problem's detail "
+                 "(and its errors, where it has them) names what to change.", "page")
 
 # the words of a page (msgctxt "page")
 _WORDS = {
@@ -245,7 +255,7 @@ def describe(code: str) -> dict[str, object]:
         if violation is not None:
             template = gettext(lang, violation.message, code)
             rule = f"{_word('rule', lang)}: {gettext(lang, violation.rule, 'rule')}. "
-            parts.append(f"{rule}{_word('message', lang)}: “{template.format_map(_Dots())}”")
+            parts.append(f"{rule}{_word('message', lang)}: “{template.format_map(_Named())}”")
         description[lang] = " ".join(parts) or title[lang]
     kind = "problem+violation" if is_problem and violation else "problem" if is_problem \
         else "violation"
@@ -263,9 +273,34 @@ def _word(key: str, lang: str) -> str:
     return gettext(lang, _WORDS[key], "page")
 
 
-class _Dots(dict[str, str]):
+class _Named(dict[str, str]):
+    """A message template's fields left as their names: ``{card} is not in {player}'s hand.``"""
+
     def __missing__(self, key: str) -> str:
-        return "…"
+        return "{" + key + "}"
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+# the paths a reader can open from a page's prose (GET, this origin)
+_LINKED = re.compile(r"(?<![\w/])(/v1/violations|/v1/rulesets|/docs|/openapi\.json)(?![\w/{])")
+
+
+def _prose(text: str) -> str:
+    """Escaped prose, with the paths it names that a browser can open as links."""
+    return _LINKED.sub(r'<a href="\1">\1</a>', html.escape(text))
+
+
+def _template_html(template: str) -> str:
+    """A message template with each {field} as a <var>: “<var>card</var> is not in …”."""
+    parts = _FIELD.split(template)
+    return "".join(f"<var>{html.escape(p)}</var>" if i % 2 else html.escape(p)
+                   for i, p in enumerate(parts))
+
+
+def _fix_problem(code: str, lang: str) -> str:
+    status = status_of(code)
+    text = _FIX_RETRY if status in (429, 503) else _FIX_SERVER if status >= 500 else _FIX_CHANGE
+    return gettext(lang, text, "page")
 
 
 def _lang() -> str:
@@ -288,13 +323,22 @@ def render_page(code: str, lang: str) -> str:
             "problem+violation": f"{w['problem']} / {w['violation']}"}[d["kind"]]  # type: ignore[index]
     rows = [f"<p class=\"kind\">{e(kind)} <code>{e(code)}</code>"
             + (f" · {w['status']} {d['status']}" if "status" in d else "") + "</p>",
-            f"<h2>{e(w['means'])}</h2>", f"<p>{e(d['description'][lang])}</p>"]  # type: ignore[index]
+            f"<h2>{e(w['means'])}</h2>"]
+    doc = PROBLEM_DOCS.get(code)
+    violation = v.CODES.get(code)
+    if doc is not None:
+        rows.append(f"<p>{_prose(gettext(lang, doc.text))}</p>")
+    if violation is not None:  # what a ruling citing it says (the rule: the title, or here)
+        rule = (f"{e(w['rule'])}: {e(gettext(lang, violation.rule, 'rule'))}. "
+                if code in TITLES else "")
+        template = _template_html(gettext(lang, violation.message, code))
+        rows.append(f"<p>{rule}{e(gettext(lang, _CITED, 'page'))} {e(w['message'])}: "
+                    f"“{template}”</p>")
     if "example" in d:
         rows += [f"<h2>{e(w['example'])}</h2>", f"<pre>{e(str(d['example']))}</pre>"]
-    doc = PROBLEM_DOCS.get(code)
-    fix = (gettext(lang, doc.text) if doc else "") if d["kind"] == "problem" \
-        else gettext(lang, _FIX, "page")
-    rows += [f"<h2>{e(w['fix'])}</h2>", f"<p>{e(fix)}</p>", f"<p class=\"more\">{e(w['back'])}</p>"]
+    fix = _fix_problem(code, lang) if d["kind"] == "problem" else gettext(lang, _FIX, "page")
+    rows += [f"<h2>{e(w['fix'])}</h2>", f"<p>{_prose(fix)}</p>",
+             f"<p class=\"more\">{_prose(w['back'])}</p>"]
     others = " · ".join(
         f"<a href=\"/problems/{e(code)}?lang={o}\" hreflang=\"{o}\">{e(_language_name(o))}</a>"
         for o in LANGUAGES if o != lang)

@@ -70,6 +70,36 @@ def test_bearer_auth_on_exactly_the_token_operations(spec) -> None:
         assert not any(p["name"].lower() == "authorization" for p in op.get("parameters", []))
 
 
+# Safe to send twice (a client may retry them): reads, the stateless rulings and an import.
+# Never: creating or deleting a match, and appends, which are safe only under their
+# Idempotency-Key (a header parameter the operation declares). The SDK's route facts
+# (clients/typescript/src/routes.ts) are generated from these.
+NOT_IDEMPOTENT = {"createMatch", "deleteMatch", "appendHand", "buyIn"}
+
+
+def test_x_idempotent_marks_the_operations_safe_to_retry(spec) -> None:
+    for path, method, op in operations(spec):
+        if op["operationId"] in NOT_IDEMPOTENT:
+            assert "x-idempotent" not in op, op["operationId"]
+        else:
+            assert op.get("x-idempotent") is True, op["operationId"]
+            assert method == "get" or path.startswith(("/v1/melds/", "/v1/jokers/", "/v1/hands/",
+                                                       "/v1/turns/", "/v1/matches/import"))
+
+
+def test_ledger_writes_declare_their_headers(spec) -> None:
+    """An append and a buy-in take an Idempotency-Key (required on an append) and If-Match;
+    a delete takes If-Match: the server reads each of them (service/api/matches/routes.py)."""
+    def headers(op):
+        return {p["name"]: p["required"] for p in op.get("parameters", []) if p["in"] == "header"}
+    m = spec["paths"]["/v1/matches/{match_id}"]
+    assert headers(m["delete"]) == {"If-Match": False}
+    assert headers(spec["paths"]["/v1/matches/{match_id}/hands"]["post"]) == {
+        "Idempotency-Key": True, "If-Match": False}
+    assert headers(spec["paths"]["/v1/matches/{match_id}/buy-ins"]["post"]) == {
+        "Idempotency-Key": False, "If-Match": False}
+
+
 def test_every_error_response_is_a_problem(spec) -> None:
     for _, _, op in operations(spec):
         statuses = {int(s) for s in op["responses"] if s != "default"}

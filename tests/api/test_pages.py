@@ -7,6 +7,7 @@ page, and the pages run under a strict CSP (no script, no inline style).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -104,3 +105,40 @@ def test_every_violation_page_states_its_rule_in_dutch(client) -> None:
         body = client.get(f"/problems/{code}").get_json()
         dutch = gettext("nl", c.rule, "rule")
         assert dutch != c.rule and dutch in body["description"]["nl"], code
+
+
+def _sections(text: str) -> dict[str, str]:
+    """A page's h1 and the prose under each h2, tags stripped."""
+    strip = lambda s: re.sub(r"<[^>]+>", "", s)  # noqa: E731
+    h1 = strip(re.search(r"<h1>(.*?)</h1>", text).group(1))
+    parts = re.split(r"<h2>(.*?)</h2>", text.split("</h1>", 1)[1])
+    return {"title": h1, **{strip(parts[i]): strip(parts[i + 1]) for i in range(1, len(parts) - 1, 2)}}
+
+
+@pytest.mark.parametrize("code", ALL_CODES)
+@pytest.mark.parametrize("lang,means,fix", [("en", "What it means", "How to fix it"),
+                                            ("nl", "Wat het betekent", "Zo los je het op")])
+def test_page_says_each_thing_once(client, code: str, lang: str, means: str, fix: str) -> None:
+    """Issue 21 item 6: "What it means" does not repeat the title, "How to fix it" does not
+    repeat "What it means", and a message template shows its fields by name, not as "…"."""
+    text = client.get(f"/problems/{code}?lang={lang}", headers=HTML).get_data(as_text=True)
+    s = _sections(text)
+    title = html.unescape(s["title"])
+    if code in v.CODES and code not in TITLES:  # the title is the rule: not said again
+        prose = html.unescape(s[means]).split("“")[0]  # what the page says, not the message
+        assert title.lower() not in prose.lower(), (code, s)
+    assert html.unescape(s[means]).strip() != title, (code, s)
+    assert s[fix] and s[fix] not in s[means], (code, s)
+    assert "…" not in s[means] and "…" not in s[fix], (code, s)
+    if code in v.CODES and "{" in v.CODES[code].message:
+        assert "<var>" in text  # {card} is shown as its name, <var>card</var>
+
+
+def test_page_links_the_catalog_and_the_api_description(client) -> None:
+    for code, lang in (("card-not-in-hand", "en"), ("invalid-card", "nl")):
+        text = client.get(f"/problems/{code}?lang={lang}", headers=HTML).get_data(as_text=True)
+        more = re.search(r'<p class="more">(.*?)</p>', text).group(1)
+        assert '<a href="/v1/violations">/v1/violations</a>' in more
+        assert '<a href="/docs">/docs</a>' in more
+        for href in re.findall(r'href="(/[^"]*)"', more):
+            assert client.get(href).status_code == 200, href

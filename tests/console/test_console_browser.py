@@ -176,7 +176,7 @@ def test_the_hunt_is_legal_and_its_permalink_shows_the_same(new_page, server) ->
     assert _scores(page) == {"ann": (0, 40, 0), "bob": (109, 0, 218)}
 
     # the stepper opens on the last turn: every card drawn, each with its name
-    assert "Turn 0 · ann" in page.inner_text("#step-label")
+    assert "Turn 1 · ann (turns[0])" in page.inner_text("#step-label")  # counted from 1
     assert len(_cards(page, "#step-table")) == 13  # 7 + 3 + 3 on the table
     assert len(_cards(page, "#step-hands")) == 13  # bob's hand; ann is out
     assert _cards(page, "#step-discard") == ["ace of hearts"]
@@ -191,7 +191,7 @@ def test_the_hunt_is_legal_and_its_permalink_shows_the_same(new_page, server) ->
     expect(page.locator("#step-label")).to_contain_text("The deal")
     assert len(_cards(page, "#step-hands")) == 26 and len(_cards(page, "#step-table")) == 0
     page.keyboard.press("ArrowRight")
-    expect(page.locator("#step-label")).to_contain_text("Turn 0")
+    expect(page.locator("#step-label")).to_contain_text("Turn 1")
 
     # the permalink: the record compressed in the fragment, nowhere else in the URL
     link = page.locator("#permalink").input_value()
@@ -218,7 +218,8 @@ def test_a_broken_card_is_ruled_at_its_play_and_highlighted(new_page) -> None:
     at = page.locator("#violation .violation-at")
     assert page.locator("#violation code").inner_text() == "card-not-in-hand"
     assert (at.get_attribute("data-turn"), at.get_attribute("data-play")) == ("0", "2")
-    assert "turn 0, play 2" in at.inner_text()
+    # counted from 1 for people, with the API's 0-based index beside it (issue 21 item 2)
+    assert "turn 1, play 3 (turns[0].plays[2])" in at.inner_text()
     assert page.locator("#violation .violation-message").inner_text() == "5c is not in ann's hand."
     assert page.locator("#violation a").get_attribute("href") == "/problems/card-not-in-hand"
     line = page.locator("#violation .violation-line")  # the record's own line for that play
@@ -229,7 +230,11 @@ def test_a_broken_card_is_ruled_at_its_play_and_highlighted(new_page) -> None:
     bad = page.locator("#step-turn .action.violating")
     assert bad.count() == 1 and bad.get_attribute("data-play") == "2"
     assert _cards(page, "#step-turn .action.violating") == [
-        "2 of clubs", "3 of clubs", "5 of clubs"]
+        "2 of clubs", "3 of clubs", "5 of clubs (the card at fault)"]
+    assert "Play 3" in bad.inner_text()
+    # only the card at fault is framed, not the whole meld (issue 21 item 3)
+    marked = page.locator("svg.card.card-violating")
+    assert [c.get_attribute("aria-label") for c in marked.all()] == ["5 of clubs (the card at fault)"]
     assert "card-not-in-hand" in bad.inner_text()
     # the table just before the violation: the two melds laid before play 2
     assert len(page.locator("#step-table figure.meld").all()) == 2
@@ -248,7 +253,7 @@ def test_dutch_by_browser_preference_and_the_switch(new_page) -> None:
     _rule(page, BROKEN)
     message = page.locator("#violation .violation-message")
     expect(message).to_have_text("5c zit niet in de hand van ann.")
-    assert "beurt 0, zet 2" in page.inner_text("#violation .violation-at")
+    assert "beurt 1, zet 3" in page.inner_text("#violation .violation-at")
     assert _cards(page, "#step-discard") == [] and "leeg" in page.inner_text("#step-discard")
     assert "harten aas" in _cards(page, "#step-hands")
 
@@ -301,6 +306,11 @@ def test_a_json_record_and_its_bad_card_line(new_page) -> None:
     assert (at.get_attribute("data-turn"), at.get_attribute("data-play")) == ("1", "2")
     line = page.locator("#violation .violation-line")
     assert line.get_attribute("data-line") == "35" and '"release": {' in line.inner_text()
+    assert "turn 2, play 3 (turns[1].plays[2])" in at.inner_text()
+    # table melds are counted from 1 too, with the record's own index beside: "meld": 1
+    release = page.locator("#step-turn .action.violating .action-label")
+    assert release.inner_text() == 'Releases from meld 2 ("meld": 1)'
+    assert page.locator("#step-table figure.meld[data-meld='1'] figcaption").inner_text().startswith("Meld 2 ·")
 
 
 def test_a_phone_screen_needs_no_sideways_scrolling(new_page) -> None:
@@ -342,3 +352,192 @@ def test_text_contrast_passes_wcag_aa(new_page, record) -> None:
     page.locator("#checker-out svg.card").first.wait_for()
     report = page.evaluate(CONTRAST_JS)
     assert report["checked"] > 200 and report["bad"] == []
+
+
+# -- issue 21: a stale ruling, focus, input, 360 px -----------------------------------------
+
+def _no_ruling(page: Any) -> None:
+    """Nothing of an earlier ruling is on screen: verdict, stepper, result, permalink."""
+    assert page.locator("#ruling").is_hidden() and page.locator("#stepper").is_hidden()
+    assert page.locator("#verdict").get_attribute("data-legal") is None
+    assert page.locator("#verdict").inner_text() == ""
+    assert page.locator("#step-turn .action").count() == 0
+    assert page.locator("#step-hands svg.card").count() == 0
+    assert page.locator("#permalink").input_value() == ""
+    assert urlsplit(page.url).fragment == ""  # the old record's link left the address bar too
+
+
+@pytest.mark.parametrize("second,title,words", [
+    (HUNT.replace("Kh Ah 2c", "Kh Az 2c"), "Invalid card", "'Az' is not a card"),
+    ("[1, 2, 3]", "Not a hand record", "This is JSON, but an array, not a hand record"),
+    ('"ruleset kaluki-hunt"', "Not a hand record", "but a string"),
+    ("  \n ", "Nothing to rule on", "The box is empty"),
+], ids=["unreadable", "json-array", "json-string", "empty"])
+def test_a_failed_submission_leaves_no_ruling(new_page, second, title, words) -> None:
+    """Issue 21 items 1 and 4: rule a legal hand, then submit something that is no record:
+    the problem says why, and no verdict, stepper or permalink of the old record stays."""
+    from playwright.sync_api import expect
+
+    page = new_page()
+    _rule(page, HUNT)
+    assert page.locator("#verdict").get_attribute("data-legal") == "true"
+    assert urlsplit(page.url).fragment.startswith("r=z")
+    page.fill("textarea[name=record]", second)
+    page.click("button[type=submit]")
+    problem = page.locator("#input-problem")
+    expect(problem).to_be_visible()
+    assert title in problem.locator(".problem-head").inner_text()
+    assert words in problem.inner_text()
+    assert "unknown header" not in problem.inner_text()
+    _no_ruling(page)
+
+
+def test_a_new_ruling_replaces_the_old_one_and_a_late_answer_is_dropped(new_page) -> None:
+    """Issue 21 item 1: a legal ruling, then an illegal one: only the second is shown; and
+    when the first of two submissions answers last, its answer is not drawn."""
+    from playwright.sync_api import expect
+
+    page = new_page()
+    _rule(page, HUNT)
+    _rule(page, BROKEN)
+    expect(page.locator("#verdict")).to_have_attribute("data-legal", "false")
+    assert page.locator("#result").is_hidden()  # the legal hand's scores are gone
+    assert page.locator("#violation code").inner_text() == "card-not-in-hand"
+
+    broken_link = urlsplit(page.url).fragment
+    held: list[Any] = []
+    page.route("**/v1/hands/adjudicate*", lambda route: held.append(route) if not held
+               else route.continue_())
+    page.fill("textarea[name=record]", HUNT)
+    page.click("button[type=submit]")  # held back
+    page.wait_for_function("() => document.getElementById('ruling').hidden")
+    _no_ruling(page)  # the illegal ruling went the moment the new record was submitted
+    # while it waits, the referee opens the broken record's link: that ruling is shown ...
+    page.evaluate("(f) => { window.location.hash = f; }", broken_link)
+    expect(page.locator("#verdict")).to_have_attribute("data-legal", "false")
+    held[0].continue_()  # ... and the first (legal) answer, arriving last, is not drawn
+    page.wait_for_timeout(500)
+    assert page.locator("#verdict").get_attribute("data-legal") == "false"
+    assert page.locator("#result").is_hidden()
+    assert page.locator("textarea[name=record]").input_value() == BROKEN
+
+
+def test_a_keyboard_submit_moves_focus_to_the_ruling(new_page) -> None:
+    """Issue 21 item 4: after Enter on the submit button, focus is on the verdict (a live
+    region), not on <body>; after a refused record, on the problem (an alert)."""
+    from playwright.sync_api import expect
+
+    page = new_page()
+    page.fill("textarea[name=record]", BROKEN)
+    page.focus("button[type=submit]")
+    page.keyboard.press("Enter")
+    expect(page.locator("#verdict")).to_have_attribute("data-legal", "false")
+    page.wait_for_function("() => document.activeElement.id === 'verdict'")
+    assert page.locator("#verdict").get_attribute("aria-live") == "polite"
+    assert page.evaluate("() => document.activeElement.textContent").startswith("✗")
+
+    page.fill("textarea[name=record]", "")
+    page.focus("button[type=submit]")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.id === 'input-problem'")
+    assert page.locator("#input-problem").get_attribute("role") == "alert"
+    assert "The box is empty" in page.evaluate("() => document.activeElement.textContent")
+
+
+# Every visible element inside the viewport's width, and none whose content is wider than
+# its box (cut off, or scrolled sideways). A text input scrolls its value by nature: it is
+# checked for width instead.
+CUT_JS = r"""
+() => {
+  const vw = document.documentElement.clientWidth;
+  const bad = [];
+  let checked = 0;
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest("[hidden], .visually-hidden, noscript, option, svg title")) continue;
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    checked++;
+    const name = `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}.${el.className.baseVal ?? el.className}`;
+    if (r.left < -0.5 || r.right > vw + 0.5) bad.push(`${name} spans ${r.left}..${r.right} of ${vw}`);
+    if (el instanceof SVGElement || (el.tagName === "INPUT" && el.type === "text")) continue;
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+      bad.push(`${name} holds ${el.scrollWidth}px in ${el.clientWidth}px`);
+  }
+  return { checked, bad, page: document.documentElement.scrollWidth, vw };
+}
+"""
+
+
+def _nothing_cut_off(page: Any, what: str) -> None:
+    report = page.evaluate(CUT_JS)
+    assert report["checked"] > 20, what
+    assert report["bad"] == [], (what, report["bad"])
+    assert report["page"] <= report["vw"], what
+
+
+def _same_line(page: Any, label: str, control: str) -> None:
+    a = page.locator(label).bounding_box()
+    b = page.locator(control).bounding_box()
+    middle = a["y"] + a["height"] / 2
+    assert b["y"] <= middle <= b["y"] + b["height"], (label, a, control, b)
+
+
+def test_nothing_is_cut_off_at_360_px(new_page) -> None:
+    """Issue 21 item 5: at 360 px the record's deal lines wrap, the checker's labels stay
+    beside their selects, the permalink box is usable, and no element is cut off, in every
+    state of the page."""
+    from playwright.sync_api import expect
+
+    page = new_page(width=360)
+    _same_line(page, "label[for=checker-kind]", "#checker-kind")
+    _same_line(page, "label[for=checker-ruleset]", "#checker-ruleset")
+    _nothing_cut_off(page, "empty page")
+
+    page.fill("textarea[name=record]", HUNT)
+    area = page.locator("textarea[name=record]")
+    assert area.evaluate("a => a.scrollWidth <= a.clientWidth")  # deal lines wrap, none cut
+    _rule(page, HUNT)
+    _nothing_cut_off(page, "legal ruling")
+    link = page.locator("#permalink")
+    assert link.bounding_box()["width"] >= 0.75 * 360  # a link box, not "http://loc"
+    assert link.input_value() == page.url
+    for button in ("#copy-link", "#permalink-open"):
+        box = page.locator(button).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360, button
+
+    _rule(page, BROKEN)
+    page.locator("#step-turn .action.violating").wait_for()
+    _nothing_cut_off(page, "illegal ruling")
+    page.locator("h1").click()
+    page.keyboard.press("Home")
+    expect(page.locator("#step-label")).to_contain_text("The deal")
+    _nothing_cut_off(page, "the deal, every card in hand")
+
+    page.fill("textarea[name=record]", HUNT.replace("Kh Ah 2c", "Kh Az 2c"))
+    page.click("button[type=submit]")
+    page.locator("#input-problem .bad-line").wait_for()
+    _nothing_cut_off(page, "a problem with its listing")
+
+    page.click(".example[data-example='joker-release.json']")
+    expect(page.locator("textarea[name=record]")).to_have_value(re.compile("kaluki-51"))
+    page.click("button[type=submit]")
+    expect(page.locator("#verdict")).to_have_attribute("data-legal", "true")
+    _nothing_cut_off(page, "a JSON record's ruling")
+
+    page.fill("#checker-cards", "9c Tc Jc Qc Kh Ks JK 2d 5s Ah 2h 3h 4h 8d")
+    page.click("#check-hand")
+    page.locator("#checker-out .flags").wait_for()
+    _nothing_cut_off(page, "the meld checker's arrangement")
+
+
+def test_an_unreadable_link_clears_the_ruling_too(new_page) -> None:
+    """Issue 21 item 1: opening a link that holds no readable record, with a ruling on
+    screen, leaves no ruling and says the link is unreadable."""
+    from playwright.sync_api import expect
+
+    page = new_page()
+    _rule(page, HUNT)
+    page.evaluate("() => { window.location.hash = 'r=z!!not-base64'; }")
+    expect(page.locator("#input-problem")).to_contain_text("This link holds no readable record.")
+    assert page.locator("#ruling").is_hidden() and page.locator("#stepper").is_hidden()
+    assert page.locator("#verdict").get_attribute("data-legal") is None

@@ -1,13 +1,14 @@
 // The service README's tour, through the SDK. Run the service (`make run`), then:
-//   npm run tour
+//   npm run tour          (in clients/typescript)
+// or, in an app of your own set up as the SDK README's "Getting started" says:
+//   npx tsc && node tour.js
 // KALUKI_URL overrides http://localhost:8000.
 import { createKalukiClient, isProblem, unwrap } from "@kaluki/client";
 
 const kaluki = createKalukiClient({ baseUrl: process.env.KALUKI_URL ?? "http://localhost:8000" });
 
 // Is this a meld? Which reading, what does each joker stand for, what is it worth?
-// (`kind` is optional in SPEC §5; the OpenAPI document of this commit still marks it
-// required, so it is given here. Drop it once the types are regenerated.)
+// (`kind` is optional: without it the service picks the best reading.)
 const ruling = await unwrap(kaluki.POST("/v1/melds/validate", {
   body: { ruleset: "kaluki-hunt", cards: ["Jd", "JK", "Kd"], kind: "run" },
 }));

@@ -1,8 +1,10 @@
 /**
  * `createKalukiClient`: an openapi-fetch client over the generated `paths`, with the
- * Kaluki transport underneath, plus the two calls that need more than a path:
- * appending a hand and buying in, where the client must mint an Idempotency-Key it
- * can hand back, and carry the match's token.
+ * Kaluki middleware (headers from the generated route facts, problems thrown) and
+ * transport (retries) underneath, plus the two calls that need more than a path:
+ * appending a hand and buying in, where the client mints an Idempotency-Key it can
+ * hand back. Both pass their headers the same way: as the operation's header
+ * parameters, with their per-call options handed to the middleware.
  */
 
 import createClient, { type Client, type HeadersOptions } from "openapi-fetch";
@@ -85,16 +87,15 @@ export interface KalukiExtras {
 
 export type KalukiClient = Client<paths> & KalukiExtras;
 
-/** The headers of an append, as SPEC §7 names them (a variable, so it fits any declaration of them). */
+/** The header parameters an append and a buy-in take (both declare these in openapi.json). */
 interface AppendHeader {
   "Idempotency-Key": string;
-  Authorization: string;
   "If-Match"?: string;
 }
 
 /**
- * The data of a path-based call, or a thrown ProblemError. The transport already
- * throws for every status ≥ 400; this turns the remaining non-2xx (a 304 to a
+ * The data of a path-based call, or a thrown ProblemError. The middleware already
+ * throws for every status >= 400; this turns the remaining non-2xx (a 304 to a
  * conditional GET) into one too, and drops `| undefined` from the type.
  */
 export async function unwrap<D>(call: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
@@ -110,26 +111,28 @@ export async function unwrap<D>(call: Promise<{ data?: D; error?: unknown; respo
 export function createKalukiClient(options: KalukiClientOptions): KalukiClient {
   const memory = new MatchMemory(options.tokens);
   const transport = new Transport({
-    baseUrl: options.baseUrl,
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
     retry: retryPolicy(options.retry),
     ifMatch: options.ifMatch ?? true,
     memory,
   });
-  const withoutIfMatch = transport.with({ ifMatch: false });
   const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: transport.fetch,
                                        ...(options.headers ? { headers: options.headers } : {}) });
+  client.use(transport.middleware);
 
-  function header(matchId: string, o: AppendOptions): AppendHeader {
-    const token = o.token ?? memory.tokens.get(matchId);
-    if (!token) {
+  /** An append's params: its match, its key and If-Match as header parameters, and the
+   * per-call token and If-Match choice handed to the middleware. */
+  function appendParams(matchId: string, o: AppendOptions) {
+    if (!o.token && !memory.tokens.get(matchId)) {
       throw new Error(`No token for match ${matchId}: create it with this client, ` +
                       "call setToken(id, token), or pass { token }.");
     }
-    const h: AppendHeader = { "Idempotency-Key": o.idempotencyKey ?? crypto.randomUUID(),
-                              Authorization: `Bearer ${token}` };
-    if (typeof o.ifMatch === "string") h["If-Match"] = o.ifMatch;
-    return h;
+    const header: AppendHeader = { "Idempotency-Key": o.idempotencyKey ?? crypto.randomUUID() };
+    if (typeof o.ifMatch === "string") header["If-Match"] = o.ifMatch;
+    const params = { path: { match_id: matchId }, header };
+    transport.calls.set(params, { ...(o.ifMatch === false ? { ifMatch: false as const } : {}),
+                                  ...(o.token ? { token: o.token } : {}) });
+    return params;
   }
 
   function appended<T>(data: T | undefined, response: Response, key: string): Appended<T> {
@@ -147,21 +150,16 @@ export function createKalukiClient(options: KalukiClientOptions): KalukiClient {
       return memory.etags.get(matchId);
     },
     async appendHand(matchId, body, o = {}) {
-      const h = header(matchId, o);
-      const params = { path: { match_id: matchId }, header: h };
+      const params = appendParams(matchId, o);
       const { data, response } = await client.POST("/v1/matches/{match_id}/hands", {
-        params, body, ...(o.ifMatch === false ? { fetch: withoutIfMatch.fetch } : {}),
-        ...(o.signal ? { signal: o.signal } : {}) });
-      return appended(data, response, h["Idempotency-Key"]);
+        params, body, ...(o.signal ? { signal: o.signal } : {}) });
+      return appended(data, response, params.header["Idempotency-Key"]);
     },
     async buyIn(matchId, body, o = {}) {
-      const h = header(matchId, o);
-      const headers: Record<string, string> = { ...h };
+      const params = appendParams(matchId, o);
       const { data, response } = await client.POST("/v1/matches/{match_id}/buy-ins", {
-        params: { path: { match_id: matchId } }, body, headers,
-        ...(o.ifMatch === false ? { fetch: withoutIfMatch.fetch } : {}),
-        ...(o.signal ? { signal: o.signal } : {}) });
-      return appended(data, response, h["Idempotency-Key"]);
+        params, body, ...(o.signal ? { signal: o.signal } : {}) });
+      return appended(data, response, params.header["Idempotency-Key"]);
     },
   };
   return Object.assign(client, extras);

@@ -16,5 +16,6 @@ export {
 export { isProblem, PROBLEM_MEDIA_TYPE, ProblemError, toProblem, type Problem,
          type ProblemViolation } from "./problem.js";
 export { parseRetryAfter, type RetryInfo, type RetryOptions } from "./retry.js";
-export { MatchMemory, Transport, type Fetch } from "./transport.js";
+export { MatchMemory, Transport, type CallSettings, type Fetch } from "./transport.js";
+export { ROUTES, type RouteFacts } from "./routes.js";
 export type { components, operations, paths } from "./schema.js";

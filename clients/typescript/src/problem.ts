@@ -1,40 +1,26 @@
 /**
- * RFC 9457 problem details (SPEC §4) as a thrown, typed error.
+ * RFC 9457 problem details as a thrown, typed error: the client's one error channel.
  *
- * The shape is written by hand from the contract rather than taken from the
- * generated schema: SPEC.md fixes these names, and every client code path that
- * catches an error needs them whatever the OpenAPI document says this week.
+ * `Problem` is the generated schema of the OpenAPI document (`components.schemas.Problem`:
+ * `type`, `title`, `status`, `detail`, `code`, `request_id`, `errors`, and any extension
+ * the service adds, such as `violations` on `illegal-record`).
  */
 
-/** One violation of a ruling (`code`, `message`, and code-specific fields such as `turn`, `play`). */
-export interface ProblemViolation {
-  code: string;
-  message: string;
-  [field: string]: unknown;
-}
+import type { components } from "./schema.js";
 
-/** An `application/problem+json` body as the service sends it. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  /** Stable kebab-case code (`invalid-card`, `precondition-failed`, …). */
-  code: string;
-  detail?: string;
-  instance?: string;
-  /** Schema failures: field path → messages. */
-  errors?: Record<string, string[]>;
-  /** `illegal-record`: the violations of the refused hand record. */
-  violations?: ProblemViolation[];
-  [extension: string]: unknown;
-}
+/** An `application/problem+json` body as the service sends it (generated from openapi.json). */
+export type Problem = components["schemas"]["Problem"];
+
+/** One violation of a ruling (generated: `code`, `message`, and fields such as `turn`, `play`). */
+export type ProblemViolation = components["schemas"]["Violation"];
 
 export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 
 /**
- * Thrown for every answer with status ≥ 400. `code` is the problem's stable code;
- * an answer that is not a problem (a proxy's HTML 502, say) gets `code` `http-<status>`
- * and `type` `about:blank`, so a `catch` needs only one branch.
+ * Thrown for every answer with status >= 400 (by the client's middleware, for path calls
+ * and helpers alike: openapi-fetch's `error` is therefore never set). `code` is the
+ * problem's stable code; an answer that is not a problem (a proxy's HTML 502, say) gets
+ * `code` `http-<status>` and `type` `about:blank`, so a `catch` needs only one branch.
  */
 export class ProblemError extends Error {
   override readonly name = "ProblemError";
@@ -42,8 +28,11 @@ export class ProblemError extends Error {
   readonly code: string;
   readonly title: string;
   readonly type: string;
-  readonly detail: string | undefined;
+  readonly detail: string;
+  /** The id the service logged this request under (`X-Request-ID`), when it answered one. */
+  readonly requestId: string | undefined;
   readonly errors: Record<string, string[]> | undefined;
+  /** `illegal-record`: the violations of the refused hand record. */
   readonly violations: ProblemViolation[] | undefined;
   /** The problem as received (or as synthesised for a non-problem answer). */
   readonly problem: Problem;
@@ -63,8 +52,9 @@ export class ProblemError extends Error {
     this.title = problem.title;
     this.type = problem.type;
     this.detail = problem.detail;
+    this.requestId = problem.request_id;
     this.errors = problem.errors;
-    this.violations = problem.violations;
+    this.violations = Array.isArray(problem.violations) ? problem.violations as ProblemViolation[] : undefined;
     this.retryAfterMs = init.retryAfterMs;
     this.idempotencyKey = init.idempotencyKey;
     this.method = init.method;
@@ -91,18 +81,18 @@ export function toProblem(status: number, statusText: string, contentType: strin
     body = undefined;
   }
   const declared = (contentType ?? "").toLowerCase().includes(PROBLEM_MEDIA_TYPE);
+  const title = statusText || `HTTP ${status}`;
   if (isRecord(body) && (declared || typeof body.code === "string")) {
-    const title = typeof body.title === "string" ? body.title : statusText || `HTTP ${status}`;
-    return {
+    const problem: Problem = {
       ...body,
       type: typeof body.type === "string" ? body.type : "about:blank",
-      title,
+      title: typeof body.title === "string" ? body.title : title,
       status: typeof body.status === "number" ? body.status : status,
       code: typeof body.code === "string" ? body.code : `http-${status}`,
+      detail: typeof body.detail === "string" ? body.detail : "",
     };
+    if (typeof body.request_id === "string") problem.request_id = body.request_id;
+    return problem;
   }
-  const problem: Problem = { type: "about:blank", title: statusText || `HTTP ${status}`, status,
-                             code: `http-${status}` };
-  if (text) problem.detail = text.slice(0, 500);
-  return problem;
+  return { type: "about:blank", title, status, code: `http-${status}`, detail: text.slice(0, 500) };
 }

@@ -4,10 +4,13 @@
  * Only answers that say "not done, come back later" are retried: 503 (the ledger's
  * Redis is unreachable or busy; nothing was written) and 429 (over the rate limit),
  * plus a network failure, where the request may or may not have arrived. And only
- * requests that are safe to repeat: GET, the stateless rulings (pure functions of
- * their body), an import (the same ledger twice answers 200), and any POST that
- * carries an `Idempotency-Key` (the service answers a repeat with its first answer).
+ * requests that are safe to repeat, as the OpenAPI document says (`routes.ts`):
+ * operations marked `x-idempotent` (reads, the stateless rulings, an import), and
+ * those that take an `Idempotency-Key` when the request carries one (the service
+ * answers a repeat with its first answer).
  */
+
+import type { RouteFacts } from "./routes.js";
 
 export interface RetryInfo {
   /** 1 for the first retry. */
@@ -61,8 +64,8 @@ export function retryPolicy(options: RetryOptions | false | undefined): RetryPol
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  if (!/[a-z]/i.test(text)) return undefined; // "-1", "1.5": neither form
+  if (text !== "" && [...text].every((c) => c >= "0" && c <= "9")) return Number(text) * 1000;
+  if (text.toLowerCase() === text.toUpperCase()) return undefined; // no letter: "-1", "1.5" are neither form
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
@@ -73,13 +76,15 @@ export function backoff(policy: RetryPolicy, attempt: number): number {
   return Math.round(ceiling * (0.5 + Math.random() / 2));
 }
 
-const PURE = /^\/v1\/(melds\/(validate|opening|build)|jokers\/release|hands\/(score|analyze|adjudicate)|turns\/check)$/;
-
-/** May this request be sent twice without changing what it does? */
-export function isIdempotent(method: string, path: string, headers: Headers): boolean {
-  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
-  if (method !== "POST") return false;
-  return headers.has("Idempotency-Key") || PURE.test(path) || path === "/v1/matches/import";
+/**
+ * May this request be sent twice without changing what it does? What the OpenAPI document
+ * says of its operation (`routes.ts`): `x-idempotent`, or an `Idempotency-Key` header
+ * parameter when the request carries the key. A request the route facts do not know (sent
+ * around the client's middleware): only GET and HEAD.
+ */
+export function isIdempotent(method: string, facts: RouteFacts | undefined, headers: Headers): boolean {
+  if (facts === undefined) return method === "GET" || method === "HEAD";
+  return facts.idempotent || (facts.idempotencyKey !== "none" && headers.has("Idempotency-Key"));
 }
 
 export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {

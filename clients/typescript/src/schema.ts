@@ -2910,7 +2910,9 @@ export interface operations {
     deleteMatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-Match"?: string;
+            };
             path: {
                 /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;
@@ -3049,7 +3051,11 @@ export interface operations {
     buyIn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @example buy-in-cy */
+                "Idempotency-Key"?: string;
+                "If-Match"?: string;
+            };
             path: {
                 /** @example c2VjcmV0LW1hdGNo */
                 match_id: string;

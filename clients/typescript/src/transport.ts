@@ -1,17 +1,23 @@
 /**
- * The fetch that openapi-fetch calls: every behaviour the contract asks of a client
- * that is not a type lives here, so path-based calls get it as much as the helpers.
+ * What the contract asks of a client that is not a type, in two parts:
  *
- * Per request, in order: an `Idempotency-Key` for an append that has none (one per
- * logical append, kept across its retries); `If-Match` from the last `ETag` seen for
- * the match (writes only, unless turned off); the match's bearer token on the calls
- * that need one; then the request is sent, retried by the policy in `retry.ts`; the
- * answer's `ETag` (and a new match's token) is remembered; an error answer is thrown
- * as a `ProblemError`.
+ * * `Transport.middleware`, an openapi-fetch middleware, acts on the route facts generated
+ *   from the OpenAPI document (`routes.ts`, keyed by the operation's schemaPath): it adds
+ *   an `Idempotency-Key` to an operation that takes one (one per logical append, kept across
+ *   its retries), `If-Match` from the last `ETag` seen for the match where the operation
+ *   takes it, and the match's bearer token where the operation's `security` asks for it;
+ *   it remembers each answer's `ETag` (and a new match's token); and it throws every answer
+ *   with status >= 400 as a `ProblemError`: the client's one error channel.
+ * * `Transport.fetch`, the fetch openapi-fetch sends with: it retries what the route facts
+ *   say is safe to send twice, as `retry.ts` decides.
+ *
+ * A header the caller set always wins. Nothing here knows a path by heart.
  */
 
+import type { Middleware } from "openapi-fetch";
 import { ProblemError, toProblem } from "./problem.js";
 import { backoff, isIdempotent, parseRetryAfter, sleep, type RetryPolicy } from "./retry.js";
+import { ROUTES, type RouteFacts } from "./routes.js";
 
 export type Fetch = (input: Request) => Promise<Response>;
 
@@ -25,120 +31,132 @@ export class MatchMemory {
   }
 }
 
-interface Route {
-  /** The match the request is about, when the path names it. */
+/** One call's own settings (a helper's options), keyed by the `params` object it passes. */
+export interface CallSettings {
+  /** `false`: no If-Match on this call, whatever the client's default. */
+  ifMatch?: false;
+  /** The match's token for this call, instead of the remembered one. */
+  token?: string;
+}
+
+export interface TransportOptions {
+  fetch: Fetch;
+  retry: RetryPolicy;
+  /** Send If-Match from the last ETag seen, where an operation takes it. */
+  ifMatch: boolean;
+  memory: MatchMemory;
+}
+
+interface Seen {
+  facts: RouteFacts;
   matchId: string | undefined;
-  /** POST …/hands or …/buy-ins: gets an Idempotency-Key and If-Match. */
-  append: boolean;
-  /** DELETE of a match: gets If-Match. */
-  remove: boolean;
-  /** Needs the match's token: appends, delete, export, import. */
-  token: boolean;
-  create: boolean;
-  importing: boolean;
 }
 
-const MATCH = /^\/v1\/matches\/([^/]+)(\/hands|\/buy-ins|\/export|\/hands\/\d+)?$/;
+type Params = { path?: Record<string, unknown> } | undefined;
 
-function route(method: string, path: string): Route {
-  const r: Route = { matchId: undefined, append: false, remove: false, token: false,
-                     create: method === "POST" && path === "/v1/matches",
-                     importing: method === "POST" && path === "/v1/matches/import" };
-  const m = MATCH.exec(path);
-  if (m && !r.importing) {
-    r.matchId = decodeURIComponent(m[1] ?? "");
-    const sub = m[2];
-    r.append = method === "POST" && (sub === "/hands" || sub === "/buy-ins");
-    r.remove = method === "DELETE" && sub === undefined;
-    r.token = r.append || r.remove || (method === "GET" && sub === "/export");
-  }
-  r.token ||= r.importing;
-  return r;
+function record(doc: unknown): Record<string, unknown> | undefined {
+  return typeof doc === "object" && doc !== null && !Array.isArray(doc) ? doc as Record<string, unknown> : undefined;
 }
 
-function idFromLocation(location: string | null): string | undefined {
-  const m = location ? /\/v1\/matches\/([^/?#]+)$/.exec(new URL(location, "http://x").pathname) : null;
-  return m?.[1] === undefined ? undefined : decodeURIComponent(m[1]);
-}
-
-async function readJson(source: Request | Response): Promise<unknown> {
+async function readJson(source: Request | Response): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(await source.clone().text());
+    return record(JSON.parse(await source.clone().text()));
   } catch {
     return undefined;
   }
 }
 
-function field(doc: unknown, name: string): string | undefined {
-  if (typeof doc !== "object" || doc === null) return undefined;
-  const value = (doc as Record<string, unknown>)[name];
+function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-export interface TransportOptions {
-  baseUrl: string;
-  fetch: Fetch;
-  retry: RetryPolicy;
-  /** Send If-Match from the last ETag seen on appends and deletes. */
-  ifMatch: boolean;
-  memory: MatchMemory;
-}
-
 export class Transport {
-  constructor(readonly options: TransportOptions) {}
+  /** The route facts of each request the middleware prepared, for the retries and the answer. */
+  private readonly seen = new WeakMap<Request, Seen>();
+  /** Per-call settings, keyed by the call's `params` (see `CallSettings`). */
+  readonly calls = new WeakMap<object, CallSettings>();
 
-  /** The same transport with some options changed (one call's `fetch`). */
-  with(overrides: Partial<Pick<TransportOptions, "ifMatch" | "retry">>): Transport {
-    return new Transport({ ...this.options, ...overrides });
-  }
+  constructor(readonly options: TransportOptions) {}
 
   readonly fetch: Fetch = (input) => this.send(input);
 
-  private path(url: URL): string {
-    const base = new URL(this.options.baseUrl, url).pathname.replace(/\/+$/, "");
-    return base && url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname;
+  readonly middleware: Middleware = {
+    onRequest: async ({ request, schemaPath, params }) => this.prepare(request, schemaPath, params),
+    onResponse: async ({ request, response, schemaPath, params }) => {
+      const seen = this.seen.get(request) ?? await this.look(request, schemaPath, params);
+      if (seen !== undefined) await this.remember(request, response, seen);
+      if (response.status >= 400) throw await this.problem(request, response);
+      return undefined;
+    },
+  };
+
+  private async look(request: Request, schemaPath: string, params: Params): Promise<Seen | undefined> {
+    const facts = ROUTES[`${request.method} ${schemaPath}`];
+    if (facts === undefined) return undefined;
+    let matchId: string | undefined;
+    if (facts.match?.in === "path") matchId = text(params?.path?.[facts.match.name]);
+    else if (facts.match?.in === "body" && !request.bodyUsed) {
+      matchId = text((await readJson(request))?.[facts.match.name]);
+    }
+    return { facts, matchId };
   }
 
-  private async prepare(request: Request, r: Route): Promise<Request> {
+  private async prepare(request: Request, schemaPath: string, params: Params): Promise<Request | undefined> {
+    const seen = await this.look(request, schemaPath, params);
+    if (seen === undefined) return undefined; // an operation this build does not know: as it is
+    const { facts, matchId } = seen;
     const { memory } = this.options;
+    const call = (params && this.calls.get(params)) ?? {};
     const headers = new Headers(request.headers);
-    if (r.append && !headers.has("Idempotency-Key")) headers.set("Idempotency-Key", crypto.randomUUID());
-    if ((r.append || r.remove) && this.options.ifMatch && !headers.has("If-Match") && r.matchId) {
-      const tag = memory.etags.get(r.matchId);
+    if (facts.idempotencyKey !== "none" && !headers.has("Idempotency-Key")) {
+      headers.set("Idempotency-Key", crypto.randomUUID());
+    }
+    if (facts.ifMatch && !headers.has("If-Match") && matchId !== undefined && call.ifMatch !== false
+        && this.options.ifMatch) {
+      const tag = memory.etags.get(matchId);
       if (tag) headers.set("If-Match", tag);
     }
-    if (r.token && !headers.has("Authorization")) {
-      const id = r.importing ? field(await readJson(request), "id") : r.matchId;
-      const token = id === undefined ? undefined : memory.tokens.get(id);
+    if (facts.token !== "none" && !headers.has("Authorization")) {
+      const token = call.token ?? (matchId === undefined ? undefined : memory.tokens.get(matchId));
       if (token) headers.set("Authorization", `Bearer ${token}`);
     }
-    return new Request(request, { headers });
+    const prepared = new Request(request, { headers });
+    this.seen.set(prepared, seen);
+    return prepared;
   }
 
-  private async remember(response: Response, r: Route): Promise<void> {
+  private async remember(request: Request, response: Response, { matchId }: Seen): Promise<void> {
     if (!response.ok) return;
     const { memory } = this.options;
-    const id = r.create || r.importing ? idFromLocation(response.headers.get("Location")) : r.matchId;
+    // a 201 to a request about no match yet (createMatch): the match its answer names, and
+    // its token (a ruling answers 200, and is not read twice)
+    const answer = matchId === undefined && response.status === 201 ? await readJson(response) : undefined;
+    const id = matchId ?? text(answer?.id);
     if (id === undefined) return;
-    if (r.remove) {
+    if (request.method === "DELETE") {
       memory.etags.delete(id); // the token stays: it is what re-imports a deleted match
       return;
     }
     const tag = response.headers.get("ETag");
     if (tag) memory.etags.set(id, tag);
-    if (r.create) {
-      const token = field(await readJson(response), "token");
-      if (token) memory.tokens.set(id, token);
-    }
+    const token = text(answer?.token); // answered once, at creation
+    if (token) memory.tokens.set(id, token);
   }
 
-  private async send(input: Request): Promise<Response> {
+  private async problem(request: Request, response: Response): Promise<ProblemError> {
+    const retryAfterMs = parseRetryAfter(response.headers.get("Retry-After"));
+    const key = request.headers.get("Idempotency-Key");
+    const problem = toProblem(response.status, response.statusText, response.headers.get("Content-Type"),
+                              await response.text());
+    const init: ConstructorParameters<typeof ProblemError>[1] = { method: request.method, url: request.url };
+    if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
+    if (key !== null) init.idempotencyKey = key;
+    return new ProblemError(problem, init);
+  }
+
+  private async send(request: Request): Promise<Response> {
     const { retry } = this.options;
-    const url = new URL(input.url);
-    const r = route(input.method, this.path(url));
-    const request = await this.prepare(input, r);
-    const idempotent = isIdempotent(request.method, this.path(url), request.headers);
-    const key = request.headers.get("Idempotency-Key") ?? undefined;
+    const idempotent = isIdempotent(request.method, this.seen.get(request)?.facts, request.headers);
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= retry.attempts || !idempotent;
       let response: Response;
@@ -153,21 +171,11 @@ export class Transport {
         await this.wait(attempt, backoff(retry, attempt), request, undefined, error);
         continue;
       }
-      await this.remember(response, r);
-      if (response.status < 400) return response;
-      const retryAfterMs = parseRetryAfter(response.headers.get("Retry-After"));
-      const delay = retryAfterMs ?? backoff(retry, attempt);
-      if (!last && retry.statuses.includes(response.status) && delay <= retry.maxDelayMs) {
-        await response.body?.cancel();
-        await this.wait(attempt, delay, request, response.status, undefined);
-        continue;
-      }
-      const problem = toProblem(response.status, response.statusText,
-                                response.headers.get("Content-Type"), await response.text());
-      const init: ConstructorParameters<typeof ProblemError>[1] = { method: request.method, url: request.url };
-      if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
-      if (key !== undefined) init.idempotencyKey = key;
-      throw new ProblemError(problem, init);
+      if (last || !retry.statuses.includes(response.status)) return response;
+      const delay = parseRetryAfter(response.headers.get("Retry-After")) ?? backoff(retry, attempt);
+      if (delay > retry.maxDelayMs) return response; // longer than we wait: the caller decides
+      await response.body?.cancel();
+      await this.wait(attempt, delay, request, response.status, undefined);
     }
   }
 

@@ -2,9 +2,8 @@
 // If-Match, tokens and problems, without a server. node --test build/…/test/unit.test.js
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createKalukiClient, isProblem, MatchMemory, parseRetryAfter, ProblemError, Transport, unwrap,
-         type KalukiClientOptions, type RetryInfo } from "../src/index.js";
-import { retryPolicy } from "../src/retry.js";
+import { createKalukiClient, isProblem, parseRetryAfter, ProblemError, ROUTES, unwrap,
+         type KalukiClientOptions, type RequestBody, type RetryInfo } from "../src/index.js";
 
 interface Sent { method: string; path: string; headers: Headers; body: string }
 
@@ -188,19 +187,14 @@ test("reads carry no token; export and delete do", async () => {
   assert.equal(client.etag("m1"), undefined, "a deleted match has no ETag");
 });
 
-test("an import carries the token of the match its export names", async () => {
-  const seen: Array<string | null> = [];
-  const memory = new MatchMemory({ m1: "t1" });
-  const transport = new Transport({ baseUrl: "http://kaluki.test", memory, ifMatch: true,
-                                    retry: retryPolicy({ attempts: 1 }),
-                                    fetch: async (request) => {
-                                      seen.push(request.headers.get("Authorization"));
-                                      return json({ id: "m1" }, 201, { Location: "/v1/matches/m1", ETag: '"3.eeee"' });
-                                    } });
-  await transport.fetch(new Request("http://kaluki.test/v1/matches/import", {
-    method: "POST", body: JSON.stringify({ id: "m1", entries: [] }), headers: { "Content-Type": "application/json" } }));
-  assert.deepEqual(seen, ["Bearer t1"]);
-  assert.equal(memory.etags.get("m1"), '"3.eeee"');
+test("an import carries the token of the match its export names, and is retried", async () => {
+  const { client, sent } = scripted([problem(503, "ledger-unavailable", { "Retry-After": "0" }),
+                                     json({ id: "m1" }, 201, { Location: "/v1/matches/m1", ETag: '"3.eeee"' })],
+                                    { tokens: { m1: "t1" } });
+  const body = { id: "m1", entries: [] } as unknown as RequestBody<"/v1/matches/import">;
+  await unwrap(client.POST("/v1/matches/import", { body }));
+  assert.deepEqual(sent.map((s) => s.headers.get("Authorization")), ["Bearer t1", "Bearer t1"]);
+  assert.equal(client.etag("m1"), '"3.eeee"');
 });
 
 test("an answer that is not a problem still throws a ProblemError", async () => {
@@ -229,4 +223,59 @@ test("a base URL with a path prefix still recognises the routes", async () => {
   await client.appendHand("m1", score);
   assert.equal(sent[0]?.path, "/api/v1/matches/m1/hands");
   assert.equal(sent[0]?.headers.get("Authorization"), "Bearer t");
+});
+
+test("the route facts are the OpenAPI document's: security, x-idempotent, header parameters", () => {
+  const append = ROUTES["POST /v1/matches/{match_id}/hands"];
+  assert.deepEqual(append, { operationId: "appendHand", token: "required", idempotent: false,
+                             idempotencyKey: "required", ifMatch: true, match: { in: "path", name: "match_id" } });
+  assert.equal(ROUTES["POST /v1/melds/validate"]?.idempotent, true);
+  assert.equal(ROUTES["POST /v1/matches"]?.idempotent, false);
+  assert.equal(ROUTES["POST /v1/matches/import"]?.token, "optional");
+  assert.deepEqual(ROUTES["POST /v1/matches/import"]?.match, { in: "body", name: "id" });
+  assert.equal(ROUTES["GET /v1/matches/{match_id}"]?.token, "none");
+});
+
+test("one error channel: a problem is thrown, and openapi-fetch's error is never set", async () => {
+  const body = JSON.stringify({ type: "/problems/invalid-card", title: "Invalid card", status: 422,
+                                code: "invalid-card", detail: "'Qz' is not a card",
+                                errors: { "cards.0": ["'Qz' is not a card"] }, request_id: "r-1" });
+  const { client } = scripted([new Response(body, { status: 422, headers: { "Content-Type": "application/problem+json" } }),
+                               json({ valid: true, violations: [] })]);
+  await assert.rejects(client.POST("/v1/melds/validate", { body: validate }), (e: unknown) => {
+    assert.ok(isProblem(e, "invalid-card"));
+    assert.equal(e.requestId, "r-1");
+    assert.equal(e.problem.request_id, "r-1");
+    assert.equal("instance" in e.problem, false);
+    assert.deepEqual(e.errors, { "cards.0": ["'Qz' is not a card"] });
+    return true;
+  });
+  const ok = await client.POST("/v1/melds/validate", { body: validate });
+  assert.equal(ok.error, undefined);
+  assert.equal(ok.data?.valid, true);
+});
+
+test("appendHand and buyIn send their headers the same way", async () => {
+  const ok = () => json({ seq: 0, match: {} }, 201, { ETag: '"1.aaaa"' });
+  const { client, sent } = scripted([ok(), ok()], { tokens: { m1: "t" } });
+  await client.appendHand("m1", score, { idempotencyKey: "k-1", ifMatch: '"0.zzzz"', token: "other" });
+  await client.buyIn("m1", { player: "lou" }, { idempotencyKey: "k-2", ifMatch: '"0.zzzz"', token: "other" });
+  const view = (s: Sent) => [s.headers.get("Idempotency-Key"), s.headers.get("If-Match"), s.headers.get("Authorization")];
+  assert.deepEqual(sent.map(view), [["k-1", '"0.zzzz"', "Bearer other"], ["k-2", '"0.zzzz"', "Bearer other"]]);
+});
+
+test("a buy-in is retried under its key; creating a match after a network failure is not", async () => {
+  const { client, sent } = scripted([problem(503, "ledger-busy", { "Retry-After": "0" }),
+                                     json({ seq: 1, match: {} }, 201)], { tokens: { m1: "t" } });
+  await client.buyIn("m1", { player: "lou" });
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0]?.headers.get("Idempotency-Key"), sent[1]?.headers.get("Idempotency-Key"));
+});
+
+test("headers come from the client's openapi-fetch middleware, so a caller's own middleware sees them", async () => {
+  const { client } = scripted([json({ seq: 0, match: {} }, 201)], { tokens: { m1: "t" } });
+  const seen: Array<string | null> = [];
+  client.use({ onRequest: ({ request }) => { seen.push(request.headers.get("Authorization")); return undefined; } });
+  await client.appendHand("m1", score);
+  assert.deepEqual(seen, ["Bearer t"]);
 });

@@ -192,6 +192,8 @@ def get(match_id: str) -> Response:
 
 @blp.route("/<match_id>", methods=["DELETE"])
 @blp.response(204)
+@blp.doc(parameters=[
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}}])
 @_problems(401, 403, 404, 412, 503)
 def delete(match_id: str) -> Response:
     """Delete the match (needs its token)."""
@@ -224,6 +226,9 @@ def append_hand(args: dict[str, Any], match_id: str) -> Response:
 @blp.route("/<match_id>/buy-ins", methods=["POST"])
 @blp.arguments(BuyInSchema())
 @blp.response(201, AppendedSchema)
+@blp.doc(parameters=[
+    {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"}},
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}}])
 @_problems(401, 403, 404, 409, 412, 422, 503)
 def buy_in(args: dict[str, Any], match_id: str) -> Response:
     """An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional)."""

@@ -1,9 +1,9 @@
 // The referee console: send a hand record to POST /v1/hands/adjudicate?steps=true and
 // draw the ruling. Every rule is the service's: this page only shows what it answers.
 
-import { cardRow, cardSvg, SUITS } from "./cards.js";
+import { cardRow, cardSvg, parseCard, SUITS } from "./cards.js";
 import { LANGS, lang, preferredLang, setLang, t } from "./i18n.js";
-import { decodeRecord, encodeRecord, isJson, jsonErrorLine, jsonLineOf, lineOfPlay } from "./record.js";
+import { decodeRecord, encodeRecord, isJson, jsonErrorLine, jsonLineOf, lineOfPlay, notARecord } from "./record.js";
 
 const $ = (id) => document.getElementById(id);
 const LANG_KEY = "kaluki-console-lang";
@@ -14,6 +14,7 @@ const view = {
   ruling: null, // the adjudicate answer
   step: 0,
   checker: null, // the last checker action, redone on a language switch
+  asked: 0, // the newest submission: an answer to an older one is dropped
 };
 
 function h(tag, attrs = {}, ...children) {
@@ -139,8 +140,61 @@ function selectLine(textarea, line) {
   try { textarea.setSelectionRange(start, end); } catch { /* not focusable yet */ }
 }
 
-async function rule(text, { keepStep = false, updateLink = true } = {}) {
+/**
+ * Forget the ruling on screen: verdict, violation, result, stepper and permalink. Every
+ * new submission starts here, so a ruling never outlives the record it was about;
+ * ``dropLink`` also takes the old record's link out of the address bar.
+ */
+function clearRuling({ dropLink = true } = {}) {
+  view.text = null;
+  view.ruling = null;
+  view.step = 0;
+  $("ruling").hidden = true;
+  $("stepper").hidden = true;
+  const verdict = $("verdict");
+  verdict.className = "verdict";
+  verdict.removeAttribute("data-legal");
+  for (const id of ["verdict", "violation", "result", "step-label", "step-turn", "step-table",
+    "step-discard", "step-stock", "step-hands"]) $(id).replaceChildren();
+  $("violation").hidden = true;
+  $("result").hidden = true;
+  $("permalink").value = "";
+  $("permalink-open").href = "/console";
+  $("copy-status").textContent = "";
+  if (dropLink && window.location.hash) {
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+}
+
+/** Focus a region that was just filled (a ruling, a problem), so it is read out. */
+function focusOn(node) {
+  node.focus({ preventScroll: true });
+  node.scrollIntoView({ block: "nearest" });
+}
+
+/**
+ * Rule on ``text``. A new submission (``keepStep`` false) first clears every earlier
+ * result; a re-ruling of the same record (a language switch) replaces it only when the
+ * answer comes. ``focus``: move focus to the ruling, or to the problem, when it is shown.
+ */
+async function rule(text, { keepStep = false, updateLink = true, focus = false } = {}) {
+  const asked = ++view.asked;
   clearInputProblem();
+  if (!keepStep) clearRuling({ dropLink: updateLink });
+  const fail = (problem, status) => {
+    clearRuling({ dropLink: updateLink });
+    showInputProblem(problem, text, status);
+    if (focus) focusOn($("input-problem"));
+  };
+  if (!text.trim()) {
+    fail({ title: t("empty-title"), detail: t("empty-record") }, 0);
+    return;
+  }
+  const notRecord = notARecord(text);
+  if (notRecord) {
+    fail({ title: t("not-record-title"), detail: t("not-record", { what: t(`json-${notRecord}`) }) }, 0);
+    return;
+  }
   setBusy(true);
   let answer;
   try {
@@ -148,13 +202,16 @@ async function rule(text, { keepStep = false, updateLink = true } = {}) {
       body: text, contentType: isJson(text) ? "application/json" : "text/vnd.kaluki.hand",
     });
   } catch {
-    setBusy(false);
-    showInputProblem({ detail: t("network-error") }, text, 0);
+    answer = null;
+  }
+  if (asked !== view.asked) return; // a newer submission took over: its answer counts
+  setBusy(false);
+  if (answer === null) {
+    fail({ detail: t("network-error") }, 0);
     return;
   }
-  setBusy(false);
   if (!answer.ok || !answer.data || !Array.isArray(answer.data.steps)) {
-    showInputProblem(answer.data, text, answer.status);
+    fail(answer.data, answer.status);
     return;
   }
   const previous = view.step;
@@ -165,6 +222,7 @@ async function rule(text, { keepStep = false, updateLink = true } = {}) {
   renderRuling();
   renderStep();
   if (updateLink) await updatePermalink(text);
+  if (focus) focusOn($("verdict"));
 }
 
 // -- the ruling -----------------------------------------------------------------------
@@ -187,8 +245,9 @@ function renderRuling() {
   vbox.hidden = !v;
   vbox.replaceChildren();
   if (v) {
-    const at = v.play === null || v.play === undefined
-      ? t("at-turn", { turn: v.turn }) : t("at-turn-play", { turn: v.turn, play: v.play });
+    const whole = v.play === null || v.play === undefined;
+    const at = whole ? t("at-turn", { turn: v.turn + 1 }) : t("at-turn-play", { turn: v.turn + 1, play: v.play + 1 });
+    const path = whole ? `turns[${v.turn}]` : `turns[${v.turn}].plays[${v.play}]`;
     const show = h("button", { type: "button", className: "show-turn", text: t("show-turn") });
     show.addEventListener("click", () => { view.step = r.steps.length - 1; renderStep(); $("stepper").scrollIntoView(); });
     const line = lineOfPlay(view.text, v.turn, v.play ?? null);
@@ -204,7 +263,8 @@ function renderRuling() {
       h("p", { className: "violation-code" },
         h("a", { href: `/problems/${v.code}`, title: t("problem-page"), className: "code-link" },
           h("code", { text: v.code })),
-        h("span", { className: "violation-at", "data-turn": v.turn, "data-play": v.play ?? "", text: ` · ${at}` })),
+        h("span", { className: "violation-at", "data-turn": v.turn, "data-play": v.play ?? "" },
+          ` · ${at} (`, h("span", { className: "api-index", text: path }), ")")),
       h("p", { className: "violation-message", lang: lang(), text: v.message }));
     if (where) vbox.append(where);
     vbox.append(show);
@@ -249,12 +309,47 @@ function countLabel(n) {
   return n === 1 ? t("card-count-1") : t("cards-count", { n });
 }
 
-function actionItem(label, cards, { bad = null, play = null, className = "", unreached = false } = {}) {
+/** The same card, however written ("10c" and "Tc"; a joker with or without "=…"). */
+function sameCard(a, b) {
+  const x = parseCard(a);
+  const y = parseCard(b);
+  return x.joker ? y.joker : !y.joker && x.rank === y.rank && x.suit === y.suit;
+}
+
+/**
+ * Which of ``cards`` the violation is about: the card it names (``card``), and of several
+ * copies the first one the player's hand just before it could not supply; none when the
+ * violation names no card (then the whole play is framed, and nothing more).
+ */
+function faultyCards(cards, v, held) {
+  if (!v || typeof v.card !== "string") return new Set();
+  let have = held.filter((c) => sameCard(c, v.card)).length;
+  for (let i = 0; i < cards.length; i++) {
+    if (!sameCard(cards[i], v.card)) continue;
+    if (have-- <= 0) return new Set([i]);
+  }
+  const first = cards.findIndex((c) => sameCard(c, v.card));
+  return new Set(first >= 0 ? [first] : []);
+}
+
+function actionItem(label, cards, { bad = null, play = null, className = "", unreached = false, marked = new Set(),
+  index = null } = {}) {
   const li = h("li", { className: `action ${className}${bad ? " violating" : ""}${unreached ? " unreached" : ""}`,
     "data-play": play });
-  li.append(h("span", { className: "action-label", text: label }));
+  if (play !== null) li.append(h("span", { className: "play-no", text: t("play-n", { n: play + 1 }) }));
+  li.append(h("span", { className: "action-label", text: label },
+    index === null ? null : h("span", { className: "api-index", text: ` (${index})` })));
   if (unreached) li.append(h("span", { className: "tag", text: t("not-reached") }));
-  if (cards && cards.length) li.append(cardRow(cards, { mark: bad ? "card-violating" : null }));
+  if (cards && cards.length) {
+    const row = cardRow(cards);
+    row.querySelectorAll("svg.card").forEach((svg, i) => {
+      if (marked.has(i)) {
+        svg.classList.add("card-violating");
+        svg.setAttribute("aria-label", `${svg.getAttribute("aria-label")} (${t("faulty-card")})`);
+      }
+    });
+    li.append(row);
+  }
   if (bad) {
     li.setAttribute("aria-current", "true");
     li.append(h("span", { className: "violation-badge", text: t("violation-here", { code: bad.code }) }));
@@ -273,28 +368,42 @@ function renderTurn(step) {
   const played = step.played || {};
   const v = violationAt(step);
   const wholeTurn = v && (v.play === null || v.play === undefined);
+  const actor = step.state.hands.find((x) => x.id === played.player);
+  const held = actor ? actor.cards : [];
+  const mark = (cards, on) => (on ? faultyCards(cards, v, held) : new Set());
   const list = h("ol", { className: `actions${wholeTurn ? " violating-turn" : ""}`, "data-turn": step.turn });
   if (played.restock) list.append(actionItem(t("restock", { count: played.restock.length }), []));
   const d = played.draw;
+  const drawn = d && d.card ? [d.card] : [];
   list.append(actionItem(d ? t(d.from === "discard" ? "draw-discard" : "draw-stock") : t("no-draw"),
-    d && d.card ? [d.card] : [], { className: "action-draw" }));
+    drawn, { className: "action-draw", marked: mark(drawn, wholeTurn && !played.plays?.length && !played.discard) }));
   const stopped = v && Number.isInteger(v.play) ? v.play : null; // plays after it were not ruled on
   (played.plays || []).forEach((p, j) => {
-    const opts = { bad: v && v.play === j ? v : null, play: j, unreached: stopped !== null && j > stopped };
-    let item;
+    const bad = v && v.play === j ? v : null;
+    let label = null;
+    let index = null; // the record's own 0-based table index, beside the one people count
+    let cards = [];
     if (p.meld) {
-      const cards = Array.isArray(p.meld) ? p.meld : p.meld.cards;
+      cards = Array.isArray(p.meld) ? p.meld : p.meld.cards;
       const kind = Array.isArray(p.meld) ? null : p.meld.kind;
-      item = actionItem(kind ? t("meld-kind", { kind: t(kind) }) : t("meld"), cards, opts);
+      label = kind ? t("meld-kind", { kind: t(kind) }) : t("meld");
     } else if (p.build) {
-      item = actionItem(t("build", { meld: p.build.meld }), playCards(p.build.cards), opts);
+      cards = playCards(p.build.cards);
+      label = t("build", { meld: p.build.meld + 1 });
+      index = `"meld": ${p.build.meld}`;
     } else if (p.release) {
-      item = actionItem(t("release", { meld: p.release.meld }), p.release.cards, opts);
+      cards = p.release.cards;
+      label = t("release", { meld: p.release.meld + 1 });
+      index = `"meld": ${p.release.meld}`;
     }
-    if (item) list.append(item);
+    if (label !== null) {
+      list.append(actionItem(label, cards, { bad, play: j, unreached: stopped !== null && j > stopped,
+        marked: mark(cards, Boolean(bad)), index }));
+    }
   });
-  list.append(actionItem(played.discard ? t("discard") : t("no-discard"),
-    played.discard ? [played.discard] : [], { className: "action-discard", unreached: stopped !== null }));
+  const discarded = played.discard ? [played.discard] : [];
+  list.append(actionItem(played.discard ? t("discard") : t("no-discard"), discarded,
+    { className: "action-discard", unreached: stopped !== null, marked: mark(discarded, wholeTurn) }));
   if (wholeTurn) {
     list.append(h("li", { className: "action violating", "aria-current": "true" },
       h("span", { className: "violation-badge", text: t("violation-here", { code: v.code }) })));
@@ -304,7 +413,7 @@ function renderTurn(step) {
 
 function meldBlock(meld, i) {
   const kind = meld.kind === "run" ? `${t("run")} ${SUITS[meld.suit] ? SUITS[meld.suit].symbol : ""}` : t("set");
-  const caption = t("meld-caption", { i, kind: kind.trim(), points: meld.points })
+  const caption = t("meld-caption", { i: i + 1, kind: kind.trim(), points: meld.points })
     + (meld.closed ? ` · ${t("closed")}` : "");
   return h("figure", { className: "meld", "data-meld": i },
     cardRow(meld.cards, { label: caption }),
@@ -320,9 +429,11 @@ function renderStep() {
   const v = violationAt(step);
   const s = step.state;
   const title = step.turn === null ? t("step-deal")
-    : t("step-turn", { turn: step.turn, player: step.played ? step.played.player : "?" });
+    : t("step-turn", { turn: step.turn + 1, player: step.played ? step.played.player : "?" });
   const label = $("step-label");
-  fill(label, [h("strong", { text: title }), ` · ${t("step-of", { k: k + 1, n: steps.length })}`,
+  fill(label, [h("strong", { text: title }),
+    step.turn === null ? null : h("span", {}, " (", h("span", { className: "api-index", text: `turns[${step.turn}]` }), ")"),
+    ` · ${t("step-of", { k: k + 1, n: steps.length })}`,
     v ? h("span", { className: "step-bad", text: ` · ✗ ${t("breaks-rule")}` }) : null]);
   label.dataset.step = String(k);
   $("stepper").classList.toggle("at-violation", Boolean(v));
@@ -392,6 +503,10 @@ async function fromFragment() {
   try {
     text = await decodeRecord(hash.slice(FRAGMENT_KEY.length + 1));
   } catch {
+    view.asked++; // an answer still on its way is about another record
+    setBusy(false);
+    clearInputProblem();
+    clearRuling({ dropLink: false });
     showInputProblem({ detail: t("bad-link") }, "", 0);
     return true;
   }
@@ -449,7 +564,7 @@ async function checkMeld() {
   }
   if (d.alternatives && d.alternatives.length) {
     parts.push(h("h4", { text: t("alternatives") }));
-    d.alternatives.forEach((m) => parts.push(meldBlock(m, 0)));
+    d.alternatives.forEach((m, i) => parts.push(meldBlock(m, i + 1)));
   }
   out.replaceChildren(...parts);
 }
@@ -498,8 +613,7 @@ async function loadExample(name) {
 function wire() {
   $("record-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    const text = $("record").value;
-    if (text.trim()) rule(text);
+    rule($("record").value, { focus: true });
   });
   for (const b of document.querySelectorAll(".example")) {
     b.addEventListener("click", () => loadExample(b.dataset.example));

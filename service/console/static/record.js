@@ -47,9 +47,26 @@ export async function decodeRecord(payload) {
   throw new Error("not a record link");
 }
 
-/** Is this record text JSON (else the text notation)? */
+/** Is this record text JSON (else the text notation)? An object or an array is sent as JSON. */
 export function isJson(text) {
-  return text.trimStart().startsWith("{");
+  return /^\s*[{[]/.test(text);
+}
+
+/**
+ * What a text is when it is JSON but not a hand record (an object): "array", "string",
+ * "number", "boolean" or "null"; null for an object or for text that is not JSON at all
+ * (the notation, or malformed JSON, which the service locates).
+ */
+export function notARecord(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (Array.isArray(value)) return "array";
+  if (value === null) return "null";
+  return typeof value === "object" ? null : typeof value;
 }
 
 /**
