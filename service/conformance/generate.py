@@ -150,6 +150,15 @@ def ruling_sig(ans: Answer) -> tuple[Any, ...]:
     return ("ruling", flag, codes)
 
 
+def _where(ans: Answer) -> tuple[Any, ...]:
+    """Where the violations lie (turn, play, meld): a shrunk case keeps its ruling's place."""
+    b = ans.body
+    if not isinstance(b, dict):
+        return ()
+    return tuple((v.get("turn"), v.get("play"), v.get("meld")) for v in b.get("violations") or ()
+                 if isinstance(v, dict))
+
+
 def _ace_at(cards: Sequence[str]) -> str | None:
     if not cards:
         return None
@@ -331,7 +340,7 @@ class Generator:
         if "body" not in request or not isinstance(request["body"], dict):
             return request, ans
         path = request["path"]
-        want = (ruling_sig(ans), features(path, request, ans))
+        want = (ruling_sig(ans), _where(ans), features(path, request, ans))
         body = request["body"]
         tries = 0
 
@@ -340,7 +349,7 @@ class Generator:
             tries += 1
             r = {**request, "body": candidate}
             a = self.svc.ask(r)
-            return a if (ruling_sig(a), features(path, r, a)) == want else None
+            return a if (ruling_sig(a), _where(a), features(path, r, a)) == want else None
 
         # an illegal record: nothing after the violating turn matters
         if isinstance(ans.body, dict) and ans.body.get("violations") and isinstance(
@@ -368,6 +377,17 @@ class Generator:
             lst = _get(body, ptr)
             if not isinstance(lst, list) or not lst:
                 continue
+            if ptr == ("stock",):  # the stock is dealt from the top: only its tail may go
+                lo, hi = 0, len(lst)
+                while lo < hi and tries < budget:
+                    mid = (lo + hi) // 2
+                    cand = _set(body, ptr, lst[:mid])
+                    a = same(cand)
+                    if a is not None:
+                        body, ans, hi = cand, a, mid
+                    else:
+                        lo = mid + 1
+                continue
             # the tail of the stock: halve it while the ruling holds
             chunk = max(1, len(lst) // 2)
             while chunk >= 1 and tries < budget:
@@ -388,9 +408,8 @@ class Generator:
     def _lists(self, body: JSON) -> list[tuple[Any, ...]]:
         """Pointers to the lists worth shrinking, the cheap ones first."""
         out: list[tuple[Any, ...]] = []
-        for key in ("stock", "discard"):
-            if isinstance(body.get(key), list):
-                out.append((key,))
+        if isinstance(body.get("stock"), list):
+            out.append(("stock",))
         for key in ("cards", "melds", "table", "hand", "meld"):
             if isinstance(body.get(key), list):
                 out.append((key,))

@@ -137,12 +137,14 @@ def test_the_corpus_stays_under_5_mb():
 
 
 def test_shrunk_cases_are_small(cases):
-    """Cases were shrunk: an illegal record ends at its violating turn."""
+    """Cases were shrunk: an illegal record ends at its violating turn (or one turn later,
+    where the next turn is what shows the fault: a turn without its discard is only
+    unfinished until someone else plays)."""
     for c in cases:
         body, req = c["expected"]["body"], c["request"].get("body")
         if (cp.endpoint(c) == "POST /v1/hands/adjudicate" and isinstance(body, dict)
                 and body.get("legal") is False and isinstance(req, dict)):
-            assert body["violations"][0]["turn"] == len(req["turns"]) - 1, c["id"]
+            assert body["violations"][0]["turn"] >= len(req["turns"]) - 2, c["id"]
 
 
 def test_targets_degrade_without_an_endpoint():
