@@ -5,6 +5,7 @@ disagreement, 2 when no case was selected."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from .runner import HttpTransport, run, select
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m service.conformance", description=__doc__)
-    ap.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8000")
+    ap.add_argument("--url", help="the server's base URL, e.g. http://127.0.0.1:8000")
+    ap.add_argument("--summary", action="store_true",
+                    help="print the corpus's counts (per endpoint, rule set, code) and stop")
     ap.add_argument("--only", action="append", default=[], metavar="PATTERN",
                     help="only cases whose id or 'METHOD /path' matches (a glob with * ? [, "
                          "else a substring); repeatable")
@@ -25,6 +28,13 @@ def main(argv: list[str] | None = None) -> int:
                          "that says more); this service's own answers are checked without it")
     ap.add_argument("--timeout", type=float, default=30, help="seconds per request")
     args = ap.parse_args(argv)
+    if args.summary:
+        print(json.dumps({"version": cp.version(args.corpus),
+                          "bytes": sum(p.stat().st_size for p in cp.case_files(args.corpus)),
+                          **cp.summary(select(cp.load(args.corpus), args.only))}, indent=1))
+        return 0
+    if not args.url:
+        ap.error("--url is required (or --summary)")
     cases = select(cp.load(args.corpus), args.only)
     if not cases:
         print("no case matches", file=sys.stderr)

@@ -185,7 +185,8 @@ def features(path: str, request: Mapping[str, Any], ans: Answer) -> tuple[Any, .
                 bool(b.get("alternatives")), meld and _ace_at(meld.get("cards", [])),
                 body.get("kind") is not None)
     if ep == "/v1/melds/opening":
-        return (over, lang, len(b.get("melds", [])) > 1, b.get("threshold"))
+        return (over, lang, len(b.get("melds", [])) > 1, b.get("threshold"),
+                b.get("points") == b.get("threshold"))
     if ep == "/v1/melds/build":
         return (over, meld and meld.get("kind"), meld and meld.get("closed"),
                 body.get("opened", True))
@@ -296,7 +297,8 @@ class Generator:
         ep = path.split("?")[0]
         if base and ans.status == 200 and "body" in request:
             self.bases[ep].append((label, request["body"]))
-        key = (ep, label, ruling_sig(ans), features(path, request, ans))
+        key = (ep, label, ruling_sig(ans), features(path, request, ans),
+               tuple(sorted((request.get("headers") or {}).items())))
         new_code = self._new_code(ans)
         if self.kept[key] >= cap and not new_code:
             return ans
@@ -304,6 +306,10 @@ class Generator:
         if shrink:
             request, ans = self.shrink(request, ans)
         self._keep(label, request, ans, tags)
+        if "headers" not in request and self.rng.random() < 0.06:
+            # the same request in Dutch: the same ruling, other words (free: docs/corpus.md)
+            self.offer(label, {**request, "headers": {"Accept-Language": "nl"}}, cap=1,
+                       shrink=False, tags=[*tags, "nl"])
         return ans
 
     def _new_code(self, ans: Answer) -> bool:
@@ -671,6 +677,7 @@ class Generator:
             if rec is not None:
                 self.offer(name, {"method": "POST", "path": "/v1/hands/adjudicate", "body": rec},
                            tags=["constructed", "special"], cap=3)
+        legal_melds: list[tuple[int, list[str]]] = []
         for _ in range(40 if self.quick else 120):
             cards = random_meld(rules, rng)
             self.offer(name, {"method": "POST", "path": "/v1/melds/validate",
@@ -682,16 +689,40 @@ class Generator:
             if meld and meld.get("jokers"):
                 self.release_cases(name, meld, rng)
             if meld:
+                legal_melds.append((meld["points"], meld["cards"]))
+            if meld:
                 extra = [rng.choice(NATURALS + ["JK"])]
                 self.offer(name, {"method": "POST", "path": "/v1/melds/build",
                                   "body": {"ruleset": name, "meld": meld["cards"], "cards": extra}},
                            tags=["random"], base=True)
+        self.threshold_cases(name, rules, legal_melds, rng)
         for _ in range(10 if self.quick else 30):
             hand = rng.sample(deck_strings(rules), rules.hand_size + rng.choice([0, 1]))
             self.offer(name, {"method": "POST", "path": "/v1/hands/analyze",
                               "body": {"ruleset": name, "cards": hand,
                                        "opened": rng.random() < 0.3, **round_of(rules, None, rng)}},
                        tags=["random"], base=True)
+
+    def threshold_cases(self, name: str, rules: Any, legal: list[tuple[int, list[str]]],
+                        rng: random.Random) -> None:
+        """First melds that count exactly the opening threshold, one point less and one more
+        (where two or three of the random legal melds add up so, from one deck)."""
+        threshold = rules.opening_min_points
+        if not threshold or not legal:
+            return
+        wanted = {threshold - 1: "below", threshold: "at", threshold + 1: "above"}
+        found: dict[int, list[list[str]]] = {}
+        for _ in range(4000):
+            if len(found) == len(wanted):
+                break
+            pick = rng.sample(legal, min(len(legal), rng.choice([1, 2, 3])))
+            total = sum(p for p, _ in pick)
+            if total in wanted and total not in found:
+                found[total] = [cards for _, cards in pick]
+        for total, melds in sorted(found.items()):
+            self.offer(name, {"method": "POST", "path": "/v1/melds/opening",
+                              "body": {"ruleset": name, "melds": melds}},
+                       tags=["threshold", wanted[total]], cap=9, shrink=False)
 
     def release_cases(self, name: str, meld: JSON, rng: random.Random) -> None:
         r = "/v1/jokers/release"

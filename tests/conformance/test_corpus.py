@@ -110,6 +110,12 @@ def test_the_corpus_holds_the_rulings_the_spec_names(cases):
     assert sum(cp.has_overrides(c) for c in cases) >= 20
     assert some(lambda c: "text" in c["request"])
     assert some(lambda c: "steps=true" in c["request"]["path"])
+    assert some(lambda c: (c["request"].get("headers") or {}).get("Accept-Language") == "nl")
+    # the opening threshold's edge: exactly enough is enough (S0: "a minimum of 51 points")
+    assert some(lambda c: body(c).get("valid") is True and body(c).get("threshold")
+                and body(c).get("points") == body(c)["threshold"])
+    assert some(lambda c: "opening-below-threshold" in cp.violation_codes(c)
+                and body(c).get("points") == body(c).get("threshold", 0) - 1)
 
 
 def test_case_files_follow_the_schema_and_the_version(cases):
@@ -155,3 +161,18 @@ def test_targets_degrade_without_an_endpoint():
     assert set(t) == {"/v1/melds/validate", "/v1/hands/adjudicate"}
     assert "invalid-notation" in t["/v1/hands/adjudicate"]
     assert "invalid-notation" not in t["/v1/melds/validate"]
+
+
+def test_an_endpoint_the_app_gains_is_covered_from_then_on(live):
+    """Once the app serves POST /v1/turns/options, the generator draws cases for it and the
+    coverage test above requires them (the URL map is the list of endpoints)."""
+    from service.conformance.generate import Generator
+
+    if "/v1/turns/options" in live["endpoints"]:
+        pytest.skip("the app serves /v1/turns/options: the coverage tests above hold it")
+    app = create_app({"TESTING": True, "TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False})
+    app.add_url_rule("/v1/turns/options", "options_for_this_test", methods=["POST"],
+                     view_func=lambda: {"legal": True, "violations": [], "phase": "draw",
+                                        "options": [], "can_end": False})
+    assert "/v1/turns/options" in targets(Service(app))["endpoints"]
+    assert Generator(app).has_options
