@@ -176,3 +176,34 @@ def test_an_endpoint_the_app_gains_is_covered_from_then_on(live):
                                         "options": [], "can_end": False})
     assert "/v1/turns/options" in targets(Service(app))["endpoints"]
     assert Generator(app).has_options
+
+
+def test_contract_rule_sets_get_a_down_and_out_to_start_from():
+    """For a contract rule set (SPEC §3.1) the generator constructs a down-and-out: the
+    round's contract laid as one play (threes of different ranks, fours of different suits)
+    and one natural discarded, from a deal of the round's size."""
+    import random
+    from collections import Counter
+    from types import SimpleNamespace
+
+    from service.conformance.generate import contract_hand, deal_size
+
+    rules = SimpleNamespace(contracts=["333", "334", "3344", "4444"], deal_sizes="contract",
+                            decks=2, jokers=4, players_min=3)
+    assert [deal_size(rules, r) for r in (1, 2, 3, 4)] == [9, 10, 14, 16]
+    rng = random.Random(1)
+    recs = [r for r in (contract_hand(rules, "kalooki-jamaica", rng) for _ in range(20)) if r]
+    assert recs
+    for rec in recs:
+        contract = rules.contracts[rec["round"] - 1]
+        (turn,) = rec["turns"]
+        (play,) = turn["plays"]
+        melds = play["lay"]
+        assert "".join("3" if len({c[0] for c in m}) == 1 else "4" for m in melds) == contract
+        threes = [m[0][0] for m in melds if len({c[0] for c in m}) == 1]
+        fours = [m[0][1] for m in melds if len({c[0] for c in m}) > 1]
+        assert len(set(threes)) == len(threes) and len(set(fours)) == len(fours)
+        hand = Counter(rec["deal"]["ann"]) + Counter([turn["draw"]["card"]])
+        assert hand == Counter([c for m in melds for c in m] + [turn["discard"]])
+        assert turn["discard"] != "JK"
+        assert all(len(cards) == deal_size(rules, rec["round"]) for cards in rec["deal"].values())
