@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8000
 
-.PHONY: install run test lint openapi messages bench hostile clean
+.PHONY: install run test lint openapi messages bench hostile clean corpus
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ messages: install
 .PHONY: sdk
 sdk:
 	cd clients/typescript && { test -d node_modules || npm ci --no-audit --no-fund; } && npm run generate
+
+# The conformance corpus (corpus/, docs/corpus.md) from the service's own rulings, seeded.
+# A changed ruling: bump corpus/VERSION and add a line to corpus/CHANGELOG.md first.
+corpus: install
+	$(BIN)/python -m service.conformance.generate
 
 bench: install
 	$(BIN)/python -m bench.run
