@@ -74,7 +74,7 @@ def meld_cards_at(texts: Sequence[Any], field: str) -> list[MeldCard]:
 
 def deck_check(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
     try:
-        check_deck(cards, rules.decks, rules.jokers)
+        check_deck(cards, *rules.deck_for(None))  # no seat count: the largest deck (SPEC §3.1)
     except CardError as exc:
         raise exc.at(field) from None
 

@@ -119,6 +119,10 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                             "POST /v1/hands/adjudicate\nContent-Type: text/vnd.kaluki.hand\n\n"
                             "ruleset kaluki-hunt\nshuffle"),
     "deal-size": Doc("A player was dealt more or fewer cards than the rule set's hand_size."),
+    "round-required": Doc("A contract rule set (one with 'contracts') needs 'round', the "
+                          "1-based deal: it picks the contract and the deal size."),
+    "invalid-round": Doc("'round' is outside 1 to len(contracts), or was given to a rule set "
+                         "without contracts."),
     "unknown-player": Doc("The record names a player who is not in 'players'."),
     "missing-card": Doc("A record needs a card it does not give (a stock draw without its card "
                         "when there is no stock)."),

@@ -55,6 +55,8 @@ TITLES: Mapping[str, str] = {
     "invalid-record": N_("Invalid hand record", "title"),
     "invalid-notation": N_("Invalid hand notation", "title"),
     "deal-size": N_("Wrong deal size", "title"),
+    "round-required": N_("Round required", "title"),
+    "invalid-round": N_("Invalid round", "title"),
     "unknown-player": N_("Unknown player", "title"),
     "missing-card": N_("Missing card", "title"),
     "hand-too-large": N_("Hand too large", "title"),

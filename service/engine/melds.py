@@ -623,7 +623,7 @@ def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> Meld:
     InvalidMeld: the table meld is not legal: ...
     """
     tokens = as_tokens(cards)
-    check_deck(validate_deck(tokens), rules.decks, rules.jokers)
+    check_deck(validate_deck(tokens), *rules.deck_for(None))
     ruling = validate(tokens, rules)
     if ruling.meld is None:
         raise InvalidMeld(ruling.violations[0])

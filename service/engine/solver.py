@@ -176,7 +176,7 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
     if len(cards) > rules.hand_size + 1:
         raise HandTooLarge(rules, len(cards))
     hand = sorted(cards, key=lambda c: c.index)
-    check_deck(cards, rules.decks, rules.jokers)  # in the order given (names the same card)
+    check_deck(cards, *rules.deck_for(None))  # in the order given (names the same card)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
     types = sorted(counts, key=lambda t: (t % 13, t))

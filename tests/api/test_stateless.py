@@ -32,9 +32,10 @@ def assert_problem(resp, status: int, code: str) -> dict[str, Any]:
 
 # -- rule sets and violations ----------------------------------------------------------
 
-def test_catalog_lists_the_four_rule_sets(client) -> None:
+def test_catalog_lists_the_five_rule_sets(client) -> None:
     body = client.get("/v1/rulesets").get_json()
-    assert [r["name"] for r in body["rulesets"]] == ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40"]
+    assert [r["name"] for r in body["rulesets"]] == ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40",
+                                                     "kalooki-jamaica"]
 
 
 @pytest.mark.parametrize("name", list(CATALOG))
@@ -55,7 +56,11 @@ def test_catalog_values_fixed_by_the_spec(client) -> None:
     assert p["kaluki-uk"]["card_values"] == {"ace": 11, "face": 10, "joker": 15}
     assert p["kalooki-40"]["ace_low_value"] == 1 and p["kalooki-40"]["discard_pickup"] == "meld_same_turn"
     for name in CATALOG:
-        assert p[name]["decks"] * 52 + p[name]["jokers"] == 106
+        if p[name]["contracts"] is None:  # SPEC §1: 106 cards for the four British and online sets
+            assert p[name]["decks"] * 52 + p[name]["jokers"] == 106
+    # SPEC §3.1: the contract rule set sizes its deck by the seats; decks/jokers are its first row
+    assert p["kalooki-jamaica"]["deck_by_players"][0] == {"players_max": 4, "decks": 2, "jokers": 4}
+    assert (p["kalooki-jamaica"]["decks"], p["kalooki-jamaica"]["jokers"]) == (2, 4)
 
 
 def test_unknown_ruleset_is_404(client) -> None:
