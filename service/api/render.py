@@ -126,7 +126,10 @@ def render_state(state: HandState, rules: RuleSet) -> dict[str, Any]:
             "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
             "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
             "discard_count": state.discard_count, "opened": list(state.opened),
-            "turn": state.turn, "next_player": state.next_player}
+            "turn": state.turn, "next_player": state.next_player,
+            **({} if state.round is None else {
+                "round": state.round, "contract": state.contract, "down": list(state.down),
+                "calls_made": dict(state.calls_made)})}
 
 
 def render_adjudication(a: Adjudication, rules: RuleSet) -> dict[str, Any]:

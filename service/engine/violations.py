@@ -126,6 +126,36 @@ _CODES: tuple[Code, ...] = (
     Code("final-discard-required", "final_discard required: the last card goes to the "
          "discard pile",
          "The last card must be discarded, not laid on the table."),
+    # -- turns in contract rule sets (SPEC §3.1) -----------------------------------------
+    Code("contract-extra-meld", "after going down a player lays no meld of their own (unless "
+         "melds_after_contract), and goes down once per deal",
+         "You are down with the contract ({contract}): you may build on melds, but lay no "
+         "further meld of your own."),
+    Code("joker-not-shiftable", "a down player may lay the natural a run's joker stands for in "
+         "its place and move the joker to an end of that run, which stays legal (joker_shift "
+         "run_end)",
+         "This joker cannot be shifted ({reason})."),
+    Code("call-not-allowed", "calls only where the rule set allows them (call_max above 0)",
+         "This rule set has no calls."),
+    Code("call-after-down", "a player who has gone down may not call",
+         "{player} has gone down and may not call."),
+    Code("call-limit", "a player makes at most call_max granted calls in one deal",
+         "{player} has made all {max} call(s) allowed this deal."),
+    Code("call-own-turn", "the player whose turn it is does not call; they draw",
+         "It is {player}'s own turn: they draw instead of calling."),
+    Code("call-own-discard", "a player may not call the card they discarded themselves",
+         "{player} discarded {card} and may not call it back."),
+    Code("call-no-discard", "a call asks for the discard pile's top card, so the pile has one",
+         "There is no discard to call: the discard pile is empty."),
+    Code("call-refused-draw", "after a granted call the player whose turn it is draws from the "
+         "stock; after a refused one they take the discard themselves",
+         "After this call {player} must draw from the {must}."),
+    Code("joker-discard", "a joker may not be discarded (joker_discard false)",
+         "A joker may not be discarded."),
+    Code("discard-after-down", "a player who has gone down may not take the discard pile's "
+         "top card (discard_after_down false), nor refuse a call",
+         "{player} has gone down and may not take the discard (nor refuse a call, which would "
+         "make them take it)."),
 )
 
 CODES: Mapping[str, Code] = MappingProxyType({c.code: c for c in _CODES})

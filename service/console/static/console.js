@@ -274,6 +274,11 @@ function renderTurn(step) {
   const v = violationAt(step);
   const wholeTurn = v && (v.play === null || v.play === undefined);
   const list = h("ol", { className: `actions${wholeTurn ? " violating-turn" : ""}`, "data-turn": step.turn });
+  if (played.call) { // contract rule sets: a call at the start of the turn
+    const c = played.call;
+    list.append(actionItem(t(c.granted ? "call-granted" : "call-refused", { player: c.player }),
+      c.penalty || [], { className: "action-call" }));
+  }
   if (played.restock) list.append(actionItem(t("restock", { count: played.restock.length }), []));
   const d = played.draw;
   list.append(actionItem(d ? t(d.from === "discard" ? "draw-discard" : "draw-stock") : t("no-draw"),
@@ -290,6 +295,11 @@ function renderTurn(step) {
       item = actionItem(t("build", { meld: p.build.meld }), playCards(p.build.cards), opts);
     } else if (p.release) {
       item = actionItem(t("release", { meld: p.release.meld }), p.release.cards, opts);
+    } else if (p.lay) {
+      const cards = p.lay.map((x) => (Array.isArray(x) ? x : x.cards));
+      item = actionItem(t("lay", { count: cards.length }), cards.flat(), opts);
+    } else if (p.shift) {
+      item = actionItem(t("shift", { meld: p.shift.meld, end: t(p.shift.end || "high") }), [p.shift.card], opts);
     }
     if (item) list.append(item);
   });
@@ -332,6 +342,7 @@ function renderStep() {
   renderTurn(step);
   const tableHead = document.querySelector(".board-table h3");
   tableHead.textContent = step.turn === null ? t("state-deal") : v ? t("state-before") : t("state-after");
+  if (s.contract) tableHead.textContent += ` · ${t("round-contract", { round: s.round, contract: s.contract })}`;
 
   const table = $("step-table");
   table.replaceChildren();
@@ -352,7 +363,8 @@ function renderStep() {
   hands.replaceChildren();
   for (const hand of s.hands) {
     const tags = [];
-    if (s.opened.includes(hand.id)) tags.push(t("opened"));
+    if (s.opened.includes(hand.id)) tags.push(t(s.contract ? "down" : "opened"));
+    if (s.calls_made && s.calls_made[hand.id]) tags.push(t("calls-made", { count: s.calls_made[hand.id] }));
     if (s.next_player === hand.id) tags.push(t("to-play"));
     if (!hand.cards.length) tags.push(t("out"));
     const head = h("h4", {}, h("span", { className: "player", text: hand.id }),
