@@ -7,6 +7,7 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
+from ..engine import contracts as contracts_
 from ..engine import melds as m
 from .common import (
     MAX_CARDS,
@@ -23,7 +24,7 @@ from .common import (
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, FastField, Int
 from .problems import Problem
-from .render import render_build, render_meld_ruling, render_opening
+from .render import render_build, render_lay, render_meld_ruling, render_opening
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
                 description="Rule on melds: one meld, an opening, a build.")
@@ -75,12 +76,18 @@ class OpeningSchema(StrictSchema):
     melds = fields.List(MeldEntry(metadata={"x-ref": "MeldInput"}),
                         required=True, validate=validate.Length(min=1, max=40),
                         metadata={"example": [["Kh", "Ks", "JK"], ["9c", "Tc", "Jc", "Qc"]]})
+    round = Int(load_default=None, metadata={
+        "description": "contract rule sets (SPEC §3.1): the deal, 1-based; the melds are then a "
+                       "lay checked against its contract (required there, refused elsewhere)"})
 
 
 class OpeningResponse(Schema):
     valid = Bool(required=True)
     points = Int(required=True)
-    threshold = Int(required=True)
+    threshold = Int(required=True, allow_none=True,
+                    metadata={"description": "opening_min_points; null for a lay (with round)"})
+    contract = fields.String(metadata={"description": "with round: the round's contract (digits: "
+                                                      "3 a three, 4 a four)", "example": "3344"})
     melds = fields.List(fields.Nested(MeldSchema, allow_none=True), required=True,
                         metadata={"description": "each meld read, null where it is not legal"})
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
@@ -93,8 +100,12 @@ def opening(args: dict[str, Any]) -> Response:
     token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(args["melds"])]
     if sum(len(t) for t in token_lists) > MAX_CARDS:
         raise Problem("validation-error", "too many cards", errors={"melds": ["too many cards"]})
+    round_ = rules.check_round(args["round"])  # round-required / invalid-round
     deck_check(m.opening_deck(token_lists), rules, "melds")
-    ruling = m.opening(token_lists, rules, [e["kind"] for e in args["melds"]])
+    kinds = [e["kind"] for e in args["melds"]]
+    if round_ is not None:
+        return json_response(render_lay(contracts_.lay(token_lists, rules, round_, kinds), rules))
+    ruling = m.opening(token_lists, rules, kinds)
     return json_response(render_opening(ruling, rules))
 
 

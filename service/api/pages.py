@@ -120,7 +120,9 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                             "ruleset kaluki-hunt\nshuffle"),
     "deal-size": Doc("A player was dealt more or fewer cards than the rule set's hand_size."),
     "round-required": Doc("A contract rule set (one with 'contracts') needs 'round', the "
-                          "1-based deal: it picks the contract and the deal size."),
+                          "1-based deal: it picks the contract and the deal size.",
+                          "POST /v1/melds/opening\n" + '{"ruleset": "kalooki-jamaica", '
+                          '"melds": [["7c", "7d", "7h"]]}'),
     "invalid-round": Doc("'round' is outside 1 to len(contracts), or was given to a rule set "
                          "without contracts."),
     "unknown-player": Doc("The record names a player who is not in 'players'."),

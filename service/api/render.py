@@ -15,6 +15,7 @@ from flask import current_app
 
 from ..engine import melds as m
 from ..engine.cards import RANKS, Card
+from ..engine.contracts import LayRuling
 from ..engine.referee import Adjudication, HandState, TurnCheck
 from ..engine.rules import RuleSet
 from ..engine.scoring import HandScore
@@ -82,6 +83,16 @@ def render_opening(ruling: m.OpeningRuling, rules: RuleSet) -> dict[str, Any]:
     """``POST /v1/melds/opening``."""
     return {
         "valid": ruling.valid, "points": ruling.points, "threshold": ruling.threshold,
+        "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
+        "violations": render_violations(ruling.violations),
+    }
+
+
+def render_lay(ruling: LayRuling, rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/melds/opening`` with ``round``: a lay against the round's contract."""
+    return {
+        "valid": ruling.valid, "points": ruling.points, "threshold": None,
+        "contract": ruling.contract,
         "melds": [render_meld(x, rules) if x else None for x in ruling.melds],
         "violations": render_violations(ruling.violations),
     }

@@ -69,6 +69,22 @@ _CODES: tuple[Code, ...] = (
          "The opening melds count {points} points; at least {threshold} are needed."),
     Code("invalid-meld", "every meld of an opening is a legal meld",
          "Meld {meld} is not legal."),
+    # -- contracts (SPEC §3.1: going down in a contract rule set) --------------------------
+    Code("adjacent-jokers", "no two jokers stand side by side in a run (run_jokers_adjacent false)",
+         "Two jokers may not stand side by side in a run."),
+    Code("contract-not-met", "going down lays exactly the round's contract: its threes (sets) "
+         "and fours (runs), nothing before it",
+         "This round's contract {contract} needs {need_threes} three(s) and {need_fours} "
+         "four(s); these melds make {threes} three(s) and {fours} four(s)."),
+    Code("contract-duplicate-rank", "a contract's threes are of different ranks "
+         "(contract_distinct)",
+         "Two threes of the contract are of the same rank ({rank})."),
+    Code("contract-duplicate-suit", "a contract's fours are of different suits "
+         "(contract_distinct)",
+         "Two fours of the contract are of the same suit ({suit})."),
+    Code("contract-extra-meld", "a player goes down once per deal, and after it lays no meld "
+         "of their own unless melds_after_contract",
+         "You have gone down this deal: no further meld of your own, only builds."),
     # -- building -----------------------------------------------------------------------
     Code("build-before-opening", "building only after one's own opening (build_requires_opening)",
          "You may build on melds only after your own opening."),
