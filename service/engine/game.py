@@ -74,6 +74,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum, unique
 
+from . import contracts
 from . import melds as m
 from .cards import JOKER, Card, MeldCard, card_at, full_deck
 from .errors import EngineError
@@ -545,32 +546,24 @@ class Game:
                 return _v("card-not-in-hand", card=str(c), player=self._actor)
         return None
 
-    def _not_down(self) -> Violation:
-        """A meld of a player not yet down: the contract is not met (SPEC §3.1)."""
-        return _v("contract-not-met", contract=self.contract,
-                  reason="a player's first cards on the table are the contract, laid as one play")
+    def _not_down(self, cards: Sequence[MeldCard], kind: str | None) -> Violation:
+        """A meld of a player not yet down: the contract is not met (SPEC §3.1), naming
+        what the meld makes against what the contract needs."""
+        assert self._round is not None
+        read = m.validate(cards, self.rules, kind).meld
+        threes, fours = contracts.counts([read] if read is not None else [])
+        return contracts.contract_not_met(self.rules, self._round, threes, fours)
 
     def _lay_ruling(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]
                     ) -> tuple[Violation | None, list[m.Meld]]:
-        """The lay against the round's contract (interim: until the rules' lay ruling)."""
-        assert self._contract is not None
-        threes, fours = self._contract
-        laid: list[m.Meld] = []
-        for cards, kind in melds:
-            ruling = m.validate(cards, self.rules, kind)
-            if ruling.meld is None:
-                first = ruling.violations[0]
-                return Violation(first.code, first.params), []
-            meld = ruling.meld
-            if kind is None and ruling.alternatives:
-                pass
-            laid.append(meld)
-        sets = [x for x in laid if isinstance(x, m.SetMeld)]
-        runs = [x for x in laid if isinstance(x, m.RunMeld)]
-        if (len(sets), len(runs)) != (threes, fours):
-            return _v("contract-not-met", contract=self.contract,
-                      reason=f"{len(sets)} three(s) and {len(runs)} four(s) laid"), []
-        return None, laid
+        """The lay against the round's contract: the rules' one lay ruling (engine/contracts)."""
+        assert self._round is not None
+        ruling = contracts.lay([cards for cards, _ in melds], self.rules, self._round,
+                               [kind for _, kind in melds])
+        if not ruling.valid:
+            first = ruling.violations[0]
+            return Violation(first.code, first.params), []
+        return None, [x for x in ruling.melds if x is not None]
 
     def _take_out(self, cards: Sequence[Card]) -> None:
         n = self._hand.n
@@ -763,7 +756,7 @@ class Game:
             return self._play_phase(), None
         if self._contract is not None:
             if self._actor not in self._opened:  # before going down: the lay, no meld (SPEC §3.1)
-                return self._not_down(), None
+                return self._not_down(cards, kind), None
             if not self.rules.melds_after_contract:
                 return _v("contract-extra-meld", contract=self.contract), None
         naturals = [tok.card for tok in cards]

@@ -143,10 +143,6 @@ _CODES: tuple[Code, ...] = (
          "discard pile",
          "The last card must be discarded, not laid on the table."),
     # -- turns in contract rule sets (SPEC §3.1) -----------------------------------------
-    Code("contract-extra-meld", "after going down a player lays no meld of their own (unless "
-         "melds_after_contract), and goes down once per deal",
-         "You are down with the contract ({contract}): you may build on melds, but lay no "
-         "further meld of your own."),
     Code("joker-not-shiftable", "a down player may lay the natural a run's joker stands for in "
          "its place and move the joker to an end of that run, which stays legal (joker_shift "
          "run_end)",

@@ -163,6 +163,27 @@ CONTRACT_CASES: list[CaseRow] = [
      r1(CY_GOES_DOWN + "turn 5 cy\n  draw stock 2d\n  discard 2d\nturn 6 ann\n"
         "  draw stock 9s\n  shift 0 2h\n  discard 9s\n", cy=CY_DOWN, stock=DOWN_STOCK),
      bad("joker-not-shiftable", 6, 0)),
+    ("jam-lay-duplicate-rank", "pagat", "a contract's threes are of different ranks",
+     r1("turn 0 ann\n  draw stock Ad\n  lay 7h 7s 7c | 7d 7d JK | Kc Kh Ks\n  discard Ad\n",
+        stock="Ad 3s 5d")
+     .replace("deal ann 7h 7s 7c 9d 9d JK", "deal ann 7h 7s 7c 7d 7d JK"),
+     bad("contract-duplicate-rank", 0, 0)),
+    ("jam-lay-duplicate-suit", "pagat", "a contract's fours are of different suits",
+     """ruleset kalooki-jamaica
+round 3                      # 344: one three, two fours; eleven cards
+players ann bob cy
+deal ann 2h 3h 4h 5h 7h 8h 9h Th Kc Ks Kd
+deal bob 2c 3c 4c 5c 6c 8s 8s Td Jd 6d 9c
+deal cy 2d 3d 4d 5d 6s 6s Qc Qd 4s Qs 9s
+turn 0 ann
+  draw stock Ad
+  lay 2h 3h 4h 5h | 7h 8h 9h Th | Kc Ks Kd
+  discard Ad
+""", bad("contract-duplicate-suit", 0, 0)),
+    ("jam-lay-adjacent-jokers", "pagat", "no two jokers side by side in a four",
+     R2.replace("deal ann 5h JK 7h 8h", "deal ann 5h JK JK 8h")
+     + "turn 0 ann\n  draw stock 6h\n  lay 5h JK JK 8h | 9c 9s 9d | Qc Qs Qd\n  discard 6h\n",
+     bad("adjacent-jokers", 0, 0)),
     ("jam-build-before-down", "pagat", "tacking on only after going down",
      r1(CY_GOES_DOWN + "turn 5 cy\n  draw stock 2d\n  discard 2d\nturn 6 ann\n"
         "  draw stock 9s\n  build 2 9s\n  discard 7h\n", cy=CY_DOWN, stock=DOWN_STOCK),
