@@ -161,7 +161,8 @@ _CODES: tuple[Code, ...] = (
          "There is no discard to call: the discard pile is empty."),
     Code("call-refused-draw", "after a granted call the player whose turn it is draws from the "
          "stock; after a refused one they take the discard themselves",
-         "After this call {player} must draw from the {must}."),
+         "{player} must draw as the call decides: from the stock after a granted call, the "
+         "discard after a refused one."),
     Code("joker-discard", "a joker may not be discarded (joker_discard false)",
          "A joker may not be discarded."),
     Code("discard-after-down", "a player who has gone down may not take the discard pile's "
