@@ -67,6 +67,21 @@ How a turn is judged, precisely:
   S1/S3 "alle kaarten … in een keer"). A player who built or released in an
   earlier turn (where ``build_requires_opening`` is false) goes ``out``, as does
   one who goes out by builds alone, with no meld of their own (no first meld).
+* **Contract rule sets** (SPEC §3.1; the record carries ``round``). Going down
+  is the ``lay`` play, ruled by :func:`.contracts.lay`; before it a ``meld`` is
+  ``contract-not-met`` and a build ``build-before-opening``; after it a
+  ``meld`` or a second lay is ``contract-extra-meld`` (unless
+  ``melds_after_contract``). A ``shift`` is ruled by :func:`.shift.shift`
+  (``joker-not-shiftable``, down players only). A turn's ``call`` comes before
+  its draw (``call-not-allowed``, ``call-no-discard``, ``call-own-turn``,
+  ``call-own-discard``, ``call-after-down``, ``call-limit``, in that order; a
+  refusal by a down player who may not take the discard is
+  ``discard-after-down``); a granted caller takes the discard and the penalty
+  cards (named like a stock draw's: the stock's next cards, ``stock-mismatch``;
+  ``missing-card`` without a stock), then the draw must be from the stock, and
+  after a refused call from the discard pile (``call-refused-draw``). A down
+  player's discard pickup is ``discard-after-down`` and a joker discard
+  ``joker-discard`` where the rule set says so. Down-and-out is the special win.
 """
 
 from __future__ import annotations
@@ -278,7 +293,7 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
                 raise RecordError("unknown-player", f"{where}: {name!r} is not one of players",
                                   f"{where}.{name}")
     if round is not None and len(hand) + 1 > rules.hand_cap(round):
-        raise HandTooLarge(rules, len(hand) + 1, "hand")
+        raise HandTooLarge(rules, len(hand) + 1, "hand", rules.hand_cap(round))
     turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
     decks, jokers = rules.deck_for(len(players) if players else None)
     check_deck([c for meld in table for c in meld.physical()] + list(hand)

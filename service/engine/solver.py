@@ -118,8 +118,9 @@ class HandTooLarge(EngineError):
 
     code = "hand-too-large"
 
-    def __init__(self, rules: RuleSet, count: int, field: str = "cards") -> None:
-        self.limit = rules.hand_size + 1
+    def __init__(self, rules: RuleSet, count: int, field: str = "cards",
+                 limit: int | None = None) -> None:
+        self.limit = rules.hand_size + 1 if limit is None else limit
         super().__init__(f"a hand holds at most {self.limit} cards under {rules.name}, not {count}",
                          field=field, params={"limit": self.limit, "count": count})
 

@@ -9,9 +9,9 @@ import pytest
 from service.app import create_app
 from service.engine.notation import MEDIA_TYPE, data_to_text
 
-ANN = "7h 7s 7c 9d 9d JK Kc Kh Ks".split()
-BOB = "2c 3c 4c 5c 6c 8h 8s Td Jd".split()
-CY = "2h 3h 4h 5h 6d 6s Qc Qd 4s".split()
+ANN = ["7h", "7s", "7c", "9d", "9d", "JK", "Kc", "Kh", "Ks"]
+BOB = ["2c", "3c", "4c", "5c", "6c", "8h", "8s", "Td", "Jd"]
+CY = ["2h", "3h", "4h", "5h", "6d", "6s", "Qc", "Qd", "4s"]
 LAY = {"lay": [["7h", "7s", "7c"], ["9d", "9d", "JK"], ["Kc", "Kh", "Ks"]]}
 RECORD = {"ruleset": "kalooki-jamaica", "round": 1, "players": ["ann", "bob", "cy"],
           "deal": {"ann": ANN, "bob": BOB, "cy": CY}, "discard": ["2s"],
@@ -107,7 +107,7 @@ def test_turns_check_problems(client) -> None:
     assert _check(client, round=None).get_json()["code"] == "round-required"
     r = _check(client, players=None)
     assert r.status_code == 422 and r.get_json()["code"] == "unknown-player"
-    big = "2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac 2d 3d 4d".split()
+    big = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c", "Tc", "Jc", "Qc", "Kc", "Ac", "2d", "3d", "4d"]
     r = _check(client, hand=big, turn={"draw": {"from": "stock", "card": "5d"}, "discard": "5d"})
     assert r.status_code == 422 and r.get_json()["code"] == "hand-too-large"
     r = _check(client, down=["zed"])
