@@ -39,6 +39,7 @@ STRINGS: dict[str, str] = {
     "ex-illegal": N_("Illegal: card not in hand", "console"),
     "ex-restock": N_("Illegal: three turns, restock", "console"),
     "ex-joker": N_("Joker release (JSON)", "console"),
+    "ex-jamaica": N_("Jamaican: call, lay, shift", "console"),
     "submit": N_("Rule on this hand", "console"),
     "busy": N_("Asking the referee…", "console"),
     "ruling-heading": N_("Ruling", "console"),

@@ -172,6 +172,19 @@ def test_a_shift_goes_low_when_the_high_end_has_no_room() -> None:
     assert code(v) == "joker-not-shiftable" and "no room" in v.params["reason"]
 
 
+def test_a_shifted_joker_may_not_land_beside_another() -> None:
+    """§3.1: the run must stay legal: no two jokers side by side (run_jokers_adjacent
+    false); by default the joker then goes low."""
+    run = m.table_meld("5h JK 7h 8h JK".split(), JAM)  # JK=6h, JK=9h
+    assert str(run) == "5h JK=6h 7h 8h JK=9h"
+    g = jam(hands=("6h 2c 3c", BOB, CY), stock="4d " + STOCK, table=[run], opened=["ann"])
+    g.draw("stock")
+    v = g.verify_shift(0, C("6h"), "high")
+    assert code(v) == "joker-not-shiftable" and "side by side" in v.params["reason"]
+    g.shift(0, C("6h"))
+    assert str(g.table[0]) == "JK=4h 5h 6h 7h 8h JK=9h"
+
+
 def test_a_shift_the_rules_do_not_allow_is_joker_not_shiftable_with_its_reason() -> None:
     """§3.1: anything else, a shift by a player who is not down included, is
     joker-not-shiftable with its reason."""
