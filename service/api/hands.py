@@ -39,6 +39,9 @@ class ScoreSchema(StrictSchema):
     finish = fields.String(required=True, validate=validate.OneOf(FINISHES))
     players = fields.List(fields.Nested(PlayerCardsSchema), required=True,
                           validate=validate.Length(min=1, max=16))
+    round = Int(load_default=None, metadata={
+        "description": "contract rule sets (SPEC §3.1), optional: the deal scored (1-based); in "
+                       "a match, the next round"})
 
 
 class PlayerScoreSchema(Schema):
@@ -56,6 +59,8 @@ class ScoreResponse(Schema):
 
 def score_body(args: dict[str, Any], rules: Any) -> dict[str, Any]:
     """Score a /hands/score body (also used by match ledgers)."""
+    if args.get("round") is not None:
+        rules.check_round(args["round"])  # invalid-round: outside 1..len(contracts), or no contracts
     players = [(p["id"], cards_at(p["cards"], f"players.{i}.cards"))
                for i, p in enumerate(args["players"])]
     try:
@@ -80,6 +85,9 @@ class AnalyzeSchema(StrictSchema):
     opened = Bool(load_default=False, metadata={
         "description": "the player has already made their first meld: going out needs no "
                        "threshold and no special win is left (can_special false)"})
+    round = Int(load_default=None, metadata={
+        "description": "contract rule sets (SPEC §3.1): the deal, 1-based (required there, "
+                       "refused elsewhere); the opening is then the round's contract"})
 
 
 class AnalyzeResponse(Schema):
@@ -99,7 +107,7 @@ def analyze(args: dict[str, Any]) -> Response:
     rules = rules_of(args["ruleset"])
     cards = cards_at(args["cards"], "cards")
     try:
-        a = solve(cards, rules, args["opened"])  # a deck or search error: the app's handler
+        a = solve(cards, rules, args["opened"], round=args["round"])  # errors: the app's handler
     except HandTooLarge as exc:  # its errors entry names the cap
         raise error_problem(exc, errors={"cards": [f"at most {exc.limit} cards"]}) from None
     return json_response(render_analysis(a, rules))
