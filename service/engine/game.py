@@ -899,8 +899,8 @@ class Game:
         if not rules.call_max:
             return _v("call-not-allowed")
         if caller not in self._hands:
-            raise RecordError("unknown-player", f"{caller!r} is not a player",
-                              f"turns.{self._turn}.call.player")
+            raise RecordError("unknown-player", f"{caller!r} is not a player (a call needs the "
+                              "seats: on /turns/check, players)", f"turns.{self._turn}.call.player")
         if not self._pile:
             return _v("call-no-discard")
         if caller == self._actor:

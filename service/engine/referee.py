@@ -306,8 +306,13 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
              discarded_by=seats[-1] if len(seats) > 1 and discard_top else None,
              deck=(decks, jokers))
     v = g.verify_actor(player)
-    violation = (Violation(v.code, v.params, {"turn": 0, "play": None}) if v is not None
-                 else _play_turn(g, 0, turn, complete=True))
+    try:
+        violation = (Violation(v.code, v.params, {"turn": 0, "play": None}) if v is not None
+                     else _play_turn(g, 0, turn, complete=True))
+    except RecordError as exc:  # located in the body's one turn, not a record's turns.0
+        if not exc.field.startswith("turns.0."):
+            raise
+        raise RecordError(exc.code, str(exc), "turn." + exc.field[len("turns.0."):]) from None
     me = seats[0] if player not in g.players else player
     return TurnCheck(violation is None, violation, g.table, g.hand(me), me in g.opened,
                      g.finish if violation is None else None)

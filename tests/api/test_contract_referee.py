@@ -107,6 +107,11 @@ def test_turns_check_problems(client) -> None:
     assert _check(client, round=None).get_json()["code"] == "round-required"
     r = _check(client, players=None)
     assert r.status_code == 422 and r.get_json()["code"] == "unknown-player"
+    assert list(r.get_json()["errors"]) == ["turn.call.player"]
+    r = _check(client, turn={"call": {"player": "bob", "granted": True},
+                             "draw": {"from": "stock", "card": "3s"}, "discard": "3s"})
+    assert r.status_code == 422 and r.get_json()["code"] == "missing-card"  # no stock here
+    assert list(r.get_json()["errors"]) == ["turn.call.penalty"]
     big = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c", "Tc", "Jc", "Qc", "Kc", "Ac", "2d", "3d", "4d"]
     r = _check(client, hand=big, turn={"draw": {"from": "stock", "card": "5d"}, "discard": "5d"})
     assert r.status_code == 422 and r.get_json()["code"] == "hand-too-large"
