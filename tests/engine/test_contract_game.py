@@ -175,7 +175,7 @@ def test_a_shift_goes_low_when_the_high_end_has_no_room() -> None:
 def test_a_shifted_joker_may_not_land_beside_another() -> None:
     """§3.1: the run must stay legal: no two jokers side by side (run_jokers_adjacent
     false); by default the joker then goes low."""
-    run = m.table_meld("5h JK 7h 8h JK".split(), JAM)  # JK=6h, JK=9h
+    run = m.table_meld(["5h", "JK", "7h", "8h", "JK"], JAM)  # JK=6h, JK=9h
     assert str(run) == "5h JK=6h 7h 8h JK=9h"
     g = jam(hands=("6h 2c 3c", BOB, CY), stock="4d " + STOCK, table=[run], opened=["ann"])
     g.draw("stock")
