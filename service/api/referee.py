@@ -41,6 +41,7 @@ blp = Blueprint("referee", __name__, url_prefix="/v1",
 
 T = TypeVar("T")
 MAX_TABLE = 108  # 4 decks and 8 jokers (216 cards) in melds of two
+MAX_CALLS = 100  # granted calls a player has made this deal (call_max is at most 10)
 
 # -- documentation schemas ----------------------------------------------------------------
 
@@ -188,9 +189,9 @@ class TurnCheckSchema(StrictSchema):
     down = fields.List(fields.String(), load_default=list, validate=validate.Length(max=16),
                        metadata={"description": "the other players who have gone down "
                                                 "(opened says whether this player has)"})
-    calls_made = fields.Dict(keys=fields.String(), values=Int(validate=validate.Range(0, 100)),
-                             load_default=dict, metadata={"description": (
-        "each player's granted calls this deal ({player: count})")})
+    calls_made = fields.Dict(load_default=dict, metadata={
+        "additionalProperties": {"type": "integer", "minimum": 0, "maximum": MAX_CALLS},
+        "description": "each player's granted calls this deal ({player: count})"})
     turn = fields.Dict(required=True, metadata={**_TURN, "example": {
         "draw": {"from": "stock", "card": "Qs"}, "plays": [{"meld": ["Ks", "Kh", "Kd"]}],
         "discard": "3d"}})
@@ -307,6 +308,12 @@ def check_turn(args: dict[str, Any]) -> Response:
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
+    for name, count in args["calls_made"].items():  # an untyped Dict keeps the fast loader
+        if type(count) is not int or not 0 <= count <= MAX_CALLS:
+            raise Problem("validation-error", N_("The request does not match the schema; see "
+                                                 "'errors'."),
+                          errors={f"calls_made.{name}": [
+                              f"an integer from 0 to {MAX_CALLS}: the player's granted calls"]})
     checked = _engine(lambda: ref.check_turn(
         rules, table, hand, args["opened"], top, turn, args["laid_before"], round=args["round"],
         players=args["players"], down=args["down"], calls_made=args["calls_made"]))

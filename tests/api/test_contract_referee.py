@@ -117,3 +117,10 @@ def test_turns_check_problems(client) -> None:
     assert r.status_code == 422 and r.get_json()["code"] == "hand-too-large"
     r = _check(client, down=["zed"])
     assert r.status_code == 422 and r.get_json()["code"] == "unknown-player"
+
+
+@pytest.mark.parametrize("count", [-1, "2", True, 1.5, 101])
+def test_calls_made_counts_are_integers(client, count) -> None:
+    r = _check(client, calls_made={"bob": count})
+    assert r.status_code == 422 and r.get_json()["code"] == "validation-error"
+    assert list(r.get_json()["errors"]) == ["calls_made.bob"]
