@@ -117,6 +117,26 @@ def test_a_legal_jamaican_meld_obeys_every_rule(cards: list[Card]) -> None:
         assert not any(a.is_joker and b.is_joker for a, b in zip(meld.cards, meld.cards[1:], strict=False))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10), st.integers(4, 13), st.sampled_from("cdhs"),
+       st.sets(st.integers(0, 12), max_size=4), st.booleans())
+def test_four_points_count_aces_by_colour(start: int, n: int, suit: str, holes: set[int],
+                                          backwards: bool) -> None:
+    """Property (SPEC §3.1): a four's points are its cards' values, each ace by its colour
+    wherever it stands, each joker as the card it stands for."""
+    n = min(n, 14 - start)
+    ranks = [(start + i - 1) % 13 + 1 for i in range(n)]
+    texts = ["JK" if i in holes else "A23456789TJQK"[r - 1] + suit for i, r in enumerate(ranks)]
+    if backwards:
+        texts.reverse()
+    r = m.validate(texts, J, "run")
+    if not r.valid:
+        return
+    expected = sum(J.natural_value(c.card.rank if not c.is_joker else c.as_rank, suit)
+                   for c in r.meld.cards)
+    assert r.meld.points == expected
+
+
 # -- the lay ---------------------------------------------------------------------------
 
 def test_a_lay_meets_its_contract_exactly() -> None:
