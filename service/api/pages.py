@@ -125,6 +125,8 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                           '"melds": [["7c", "7d", "7h"]]}'),
     "invalid-round": Doc("'round' is outside 1 to len(contracts), or was given to a rule set "
                          "without contracts."),
+    "wrong-round": Doc("In a contract match each appended hand is the next round: its 'round' "
+                       "is one more than the number of hands entered so far."),
     "unknown-player": Doc("The record names a player who is not in 'players'."),
     "missing-card": Doc("A record needs a card it does not give (a stock draw without its card "
                         "when there is no stock)."),

@@ -57,6 +57,7 @@ TITLES: Mapping[str, str] = {
     "deal-size": N_("Wrong deal size", "title"),
     "round-required": N_("Round required", "title"),
     "invalid-round": N_("Invalid round", "title"),
+    "wrong-round": N_("Wrong round", "title"),
     "unknown-player": N_("Unknown player", "title"),
     "missing-card": N_("Missing card", "title"),
     "hand-too-large": N_("Hand too large", "title"),

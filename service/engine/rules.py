@@ -393,6 +393,9 @@ class MatchEnd:
     buy_ins: bool = False
     buy_ins_max: int = 1
     buy_in_min_players: int = 3
+    rounds: int = 0
+    """``contracts``: the deals a match plays, the rule set's ``len(contracts)`` (no
+    parameter of its own: :class:`RuleSet` and :func:`.match.match_end_of` set it)."""
 
     def __post_init__(self) -> None:
         for name in MATCH_END_PARAMS:
@@ -405,14 +408,20 @@ class MatchEnd:
         return self.mode if name == "match_end" else getattr(self, name)
 
     def to_dict(self) -> dict[str, Any]:
-        """The published form: ``{"match_end": "goal", "goal_points": 500, ...}``."""
-        return {name: self.mode.value if name == "match_end" else getattr(self, name)
-                for name in MATCH_END_PARAMS}
+        """The published form: ``{"match_end": "goal", "goal_points": 500, ...}`` (and
+        ``rounds`` for ``contracts``)."""
+        out = {name: self.mode.value if name == "match_end" else getattr(self, name)
+               for name in MATCH_END_PARAMS}
+        if self.mode is MatchEndMode.CONTRACTS:
+            out["rounds"] = self.rounds
+        return out
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> MatchEnd:
         """Read :meth:`to_dict`'s form (a key left out takes its default)."""
-        return cls().with_overrides(values)
+        end = cls().with_overrides(values)
+        rounds = values.get("rounds", 0)
+        return dataclasses.replace(end, rounds=rounds) if _is_int(rounds) and rounds else end
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> MatchEnd:
         """These values (by published name) in place of this one's; :class:`InvalidParameter`
@@ -497,6 +506,9 @@ class RuleSet:
         if self.run_min_naturals > self.run_min:
             raise InvalidParameter("run_min_naturals", "must not exceed run_min")
         self._check_contracts()
+        if self.match_end.rounds != self.rounds:
+            object.__setattr__(self, "match_end", dataclasses.replace(self.match_end,
+                                                                      rounds=self.rounds))
         if self.deck_by_players is None:
             if self.players_max * self.largest_deal >= self.decks * 52 + self.jokers:
                 raise _contradiction("the deck cannot deal this many cards to every seat",

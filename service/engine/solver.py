@@ -444,6 +444,8 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 else:
                     inner_missing.append(b - 1)
                     miss_d += pd[b] - pd[b - 1]
+                    if apart and len(inner_missing) > 1 and inner_missing[-2] == b - 2:
+                        break  # two missing values side by side: no longer run avoids them
             spare = jokers - len(inner_missing)
             if spare < 0:
                 break
@@ -457,6 +459,8 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 if width - holes < least:
                     break
                 for skipped in combinations(inner_held, e):
+                    if apart and e and _side_by_side(inner_missing, skipped):
+                        continue
                     work += len(inner_held) + 1
                     if work > budget:
                         raise SearchTooLarge(budget)
@@ -465,8 +469,6 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                         hole_d = miss_d + sum(pd[v + 1] - pd[v] for v in skipped)
                     else:
                         kept, hole_d = [at[v] for v in inner_held], miss_d
-                    if apart and _side_by_side(inner_missing, skipped):
-                        continue
                     if b > a:
                         kept.insert(0, at[a])
                         kept.append(at[b])
@@ -509,9 +511,10 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
 
 
 def _side_by_side(missing: Sequence[int], skipped: Sequence[int]) -> bool:
-    """Two of a run's inner jokers (at the values it misses or skips) next to each other."""
-    holes = sorted({*missing, *skipped})
-    return any(y == x + 1 for x, y in zip(holes, holes[1:], strict=False))
+    """A skipped natural's joker next to another of the run's inner jokers (at the values
+    it misses or skips; the missing ones are never side by side, :func:`_runs` stops)."""
+    holes = {*missing, *skipped}
+    return any(v + 1 in holes or v - 1 in holes for v in skipped)
 
 
 def _splits(start: int, length: int, a: int, b: int, skipped: Sequence[int],

@@ -117,6 +117,26 @@ def test_a_legal_jamaican_meld_obeys_every_rule(cards: list[Card]) -> None:
         assert not any(a.is_joker and b.is_joker for a, b in zip(meld.cards, meld.cards[1:], strict=False))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10), st.integers(4, 13), st.sampled_from("cdhs"),
+       st.sets(st.integers(0, 12), max_size=4), st.booleans())
+def test_four_points_count_aces_by_colour(start: int, n: int, suit: str, holes: set[int],
+                                          backwards: bool) -> None:
+    """Property (SPEC §3.1): a four's points are its cards' values, each ace by its colour
+    wherever it stands, each joker as the card it stands for."""
+    n = min(n, 14 - start)
+    ranks = [(start + i - 1) % 13 + 1 for i in range(n)]
+    texts = ["JK" if i in holes else "A23456789TJQK"[r - 1] + suit for i, r in enumerate(ranks)]
+    if backwards:
+        texts.reverse()
+    r = m.validate(texts, J, "run")
+    if not r.valid:
+        return
+    expected = sum(J.natural_value(c.card.rank if not c.is_joker else c.as_rank, suit)
+                   for c in r.meld.cards)
+    assert r.meld.points == expected
+
+
 # -- the lay ---------------------------------------------------------------------------
 
 def test_a_lay_meets_its_contract_exactly() -> None:
@@ -382,3 +402,49 @@ def test_a_down_players_free_melds_agree_with_the_oracle(seed: int) -> None:
     v = judge(hand, free, opened=True, exhaustive=False)
     assert (a.deadwood_value, a.melded_count, a.points) == (v.deadwood_value, v.melded_count, v.points)
     assert a.can_go_out is v.can_go_out and a.can_special is False
+
+
+# -- matches -------------------------------------------------------------------------------
+
+def test_a_contract_match_takes_each_round_in_turn() -> None:
+    """SPEC §3.1: match_end contracts: appends must be the next round (wrong-round); the
+    match ends after the last contract; the lowest total penalty wins; ties: co_winners."""
+    from service.engine.match import MatchError, apply_hand, match_end_of, new_match, rescore
+    end = match_end_of(J)
+    assert end.rounds == 9 and end.to_dict()["rounds"] == 9
+    state = new_match(["a", "b", "c"], J)
+    with pytest.raises(MatchError) as e:
+        apply_hand(state, end, "a", [("a", 0, 0), ("b", 0, 5), ("c", 0, 5)], round=2)
+    assert e.value.code == "wrong-round"
+    for n in range(1, 10):
+        state = apply_hand(state, end, "a", [("a", 0, 0), ("b", 0, 5), ("c", 0, 5)], round=n)
+        assert state.status == ("finished" if n == 9 else "in_progress")
+    assert state.winner == "a"
+    tie = new_match(["a", "b", "c"], J)
+    for n in range(1, 10):
+        tie = apply_hand(tie, end, "c", [("a", 0, 1), ("b", 0, 1), ("c", 0, 0 if n < 9 else 9)],
+                         round=n)
+    assert (tie.winner, tie.co_winners) == (None, ("a", "b", "c"))
+    # a ledger re-scored (an import) checks the rounds again
+    body = {"winner": "a", "finish": "out", "players": [
+        {"id": "a", "cards": []}, {"id": "b", "cards": ["Kd"]}, {"id": "c", "cards": ["Ah"]}]}
+    entry = {"type": "hand", "source": "score", "winner": "a", "finish": "out", "special": False,
+             "scores": [{"id": "a", "hand_value": 0, "points": 0, "penalty": 0},
+                        {"id": "b", "hand_value": 10, "points": 0, "penalty": 10},
+                        {"id": "c", "hand_value": 1, "points": 0, "penalty": 1}]}
+    ok = rescore("kalooki-jamaica", J, ["a", "b", "c"], end,
+                 [{**entry, "input": {**body, "round": 1}}, {**entry, "input": {**body, "round": 2}}])
+    assert ok.hands_played == 2
+    with pytest.raises(MatchError) as e:
+        rescore("kalooki-jamaica", J, ["a", "b", "c"], end,
+                [{**entry, "input": {**body, "round": 1}}, {**entry, "input": {**body, "round": 1}}])
+    assert e.value.code == "rescore-mismatch"
+
+
+def test_a_contract_match_end_fits_its_rule_set() -> None:
+    from service.engine.match import MatchError, match_end_of
+    with pytest.raises(MatchError):
+        match_end_of(J, {"match_end": "goal"})
+    with pytest.raises(MatchError):
+        match_end_of(CATALOG["kaluki-51"], {"match_end": "contracts"})
+    assert "rounds" not in match_end_of(CATALOG["kaluki-51"]).to_dict()
