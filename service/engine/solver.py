@@ -609,20 +609,21 @@ def _analyze_contract(cards: Sequence[Card], rules: RuleSet, round: int, opened:
     the most cards melded, the most points), no melds when none does; ``can_open``: one
     does; ``can_go_out`` = ``can_special``: a lay melds the whole hand (``final_discard``
     optional) or all of it but one card that may be discarded (no joker unless
-    ``joker_discard``). Down: no special is left; without ``melds_after_contract`` the
-    player melds nothing of their own (no melds, out only by discarding a last
-    discardable card), with it any melds as in :func:`_analyze` for an opened player."""
+    ``joker_discard``). Down: no second lay (``can_open`` false) and no special is left;
+    without ``melds_after_contract`` the player melds nothing of their own (no melds, out
+    only by discarding a last discardable card), with it any melds as in :func:`_analyze`
+    for an opened player."""
     hand = sorted(cards, key=lambda c: c.index)
-    lay = _best_lay(hand, rules, round, budget)
     optional = rules.final_discard == FinalDiscardMode.OPTIONAL
-    if opened:
+    if opened:  # down already: no second lay (can_open false), no special left
         if rules.melds_after_contract:
             free = _analyze(hand, rules, True, budget)
-            return dataclasses.replace(free, can_open=lay is not None, can_special=False)
+            return dataclasses.replace(free, can_open=False, can_special=False)
         last = len(hand) == 1 and (rules.joker_discard or not hand[0].is_joker)
         return Analysis(melds=(), deadwood=tuple(hand),
                         deadwood_value=sum(card_value(c, rules) for c in hand), melded_count=0,
-                        can_open=lay is not None, can_go_out=last, can_special=False)
+                        can_open=False, can_go_out=last, can_special=False)
+    lay = _best_lay(hand, rules, round, budget)
     if lay is None:
         return Analysis(melds=(), deadwood=tuple(hand),
                         deadwood_value=sum(card_value(c, rules) for c in hand), melded_count=0,
