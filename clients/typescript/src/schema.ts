@@ -1105,12 +1105,22 @@ export interface components {
             points: number;
         };
         State: {
+            /** @description contract rule sets only: each player's granted calls this deal */
+            calls_made?: {
+                [key: string]: number;
+            };
+            /** @description contract rule sets only: the round's contract ("3344") */
+            contract?: string;
             discard_count: number;
             discard_top: string | null;
+            /** @description contract rule sets only: the players who have gone down */
+            down?: string[];
             hands: components["schemas"]["HandCards"][];
             next_player: string | null;
             /** @description players who have made their first meld */
             opened: string[];
+            /** @description contract rule sets only: the deal (1-based) */
+            round?: number;
             stock_count: number;
             table: components["schemas"]["Meld"][];
             /** @description the turn the state stands before */
@@ -1119,6 +1129,13 @@ export interface components {
         Step: {
             /** @description that turn as the record gives it (canonical cards); null: the deal */
             played?: ({
+                /** @description contract rule sets: at the start of the turn, player asks for the discard pile's top card (SPEC §3.1) */
+                call?: {
+                    granted: boolean;
+                    /** @description the penalty cards from the stock (named when the record has no stock) */
+                    penalty?: string[];
+                    player: string;
+                };
                 discard?: string;
                 draw?: {
                     card?: string;
@@ -1144,6 +1161,19 @@ export interface components {
                 } | {
                     release: {
                         cards?: string[];
+                        meld?: number;
+                    };
+                } | {
+                    lay: (string[] | {
+                        cards?: string[];
+                        /** @enum {string} */
+                        kind?: "set" | "run";
+                    })[];
+                } | {
+                    shift: {
+                        card?: string;
+                        /** @enum {string} */
+                        end?: "low" | "high";
                         meld?: number;
                     };
                 })[];
@@ -1191,13 +1221,23 @@ export interface components {
             restock?: components["schemas"]["Card"][];
         };
         TurnCheck: {
+            /** @description each player's granted calls this deal ({player: count}) */
+            calls_made?: {
+                [key: string]: number;
+            };
             discard_top?: string | null;
+            /** @description the other players who have gone down (opened says whether this player has) */
+            down?: string[];
             /** @description the player's hand before the draw */
             hand: components["schemas"]["Card"][];
             /** @description the player built or released in an earlier turn of this hand without opening (possible where build_requires_opening is false): going out this turn is then "out", not special (SPEC §3). Implied by opened. (default: false) */
             laid_before?: boolean;
             /** @description (default: false) */
             opened?: boolean;
+            /** @description contract rule sets, for calls: the seats in turn order, starting with the player whose turn it is (the last seat discarded discard_top); without it no call is possible */
+            players?: string[] | null;
+            /** @description contract rule sets (required there, refused elsewhere): the deal, 1-based */
+            round?: number | null;
             ruleset: components["schemas"]["RuleSetRef"];
             /** @description the melds on the table, numbered from 0 (at most 108: every card of the largest deck in melds of two) */
             table?: components["schemas"]["MeldCard"][][];
@@ -5654,6 +5694,96 @@ export interface operations {
                      *           },
                      *           "rule": "final_discard required: the last card goes to the discard pile",
                      *           "type": "/problems/final-discard-required"
+                     *         },
+                     *         {
+                     *           "code": "joker-not-shiftable",
+                     *           "message": {
+                     *             "en": "This joker cannot be shifted ({reason}).",
+                     *             "nl": "Deze joker kan niet worden doorgeschoven ({reason})."
+                     *           },
+                     *           "rule": "a down player may lay the natural a run's joker stands for in its place and move the joker to an end of that run, which stays legal (joker_shift run_end)",
+                     *           "type": "/problems/joker-not-shiftable"
+                     *         },
+                     *         {
+                     *           "code": "call-not-allowed",
+                     *           "message": {
+                     *             "en": "This rule set has no calls.",
+                     *             "nl": "Deze spelregels kennen geen roepen."
+                     *           },
+                     *           "rule": "calls only where the rule set allows them (call_max above 0)",
+                     *           "type": "/problems/call-not-allowed"
+                     *         },
+                     *         {
+                     *           "code": "call-after-down",
+                     *           "message": {
+                     *             "en": "{player} has gone down and may not call.",
+                     *             "nl": "{player} heeft uitgelegd en mag niet meer roepen."
+                     *           },
+                     *           "rule": "a player who has gone down may not call",
+                     *           "type": "/problems/call-after-down"
+                     *         },
+                     *         {
+                     *           "code": "call-limit",
+                     *           "message": {
+                     *             "en": "{player} has made all {max} call(s) allowed this deal.",
+                     *             "nl": "{player} heeft deze ronde al alle {max} toegestane keer geroepen."
+                     *           },
+                     *           "rule": "a player makes at most call_max granted calls in one deal",
+                     *           "type": "/problems/call-limit"
+                     *         },
+                     *         {
+                     *           "code": "call-own-turn",
+                     *           "message": {
+                     *             "en": "It is {player}'s own turn: they draw instead of calling.",
+                     *             "nl": "{player} is zelf aan de beurt: die pakt, in plaats van te roepen."
+                     *           },
+                     *           "rule": "the player whose turn it is does not call; they draw",
+                     *           "type": "/problems/call-own-turn"
+                     *         },
+                     *         {
+                     *           "code": "call-own-discard",
+                     *           "message": {
+                     *             "en": "{player} discarded {card} and may not call it back.",
+                     *             "nl": "{player} heeft {card} zelf afgelegd en mag die niet terugroepen."
+                     *           },
+                     *           "rule": "a player may not call the card they discarded themselves",
+                     *           "type": "/problems/call-own-discard"
+                     *         },
+                     *         {
+                     *           "code": "call-no-discard",
+                     *           "message": {
+                     *             "en": "There is no discard to call: the discard pile is empty.",
+                     *             "nl": "Er valt niets te roepen: de aflegstapel is leeg."
+                     *           },
+                     *           "rule": "a call asks for the discard pile's top card, so the pile has one",
+                     *           "type": "/problems/call-no-discard"
+                     *         },
+                     *         {
+                     *           "code": "call-refused-draw",
+                     *           "message": {
+                     *             "en": "{player} must draw as the call decides: from the stock after a granted call, the discard after a refused one.",
+                     *             "nl": "{player} moet pakken zoals het roepen beslist: van de stapel na een toegestane roep, de aflegkaart na een geweigerde."
+                     *           },
+                     *           "rule": "after a granted call the player whose turn it is draws from the stock; after a refused one they take the discard themselves",
+                     *           "type": "/problems/call-refused-draw"
+                     *         },
+                     *         {
+                     *           "code": "joker-discard",
+                     *           "message": {
+                     *             "en": "A joker may not be discarded.",
+                     *             "nl": "Een joker mag niet worden afgelegd."
+                     *           },
+                     *           "rule": "a joker may not be discarded (joker_discard false)",
+                     *           "type": "/problems/joker-discard"
+                     *         },
+                     *         {
+                     *           "code": "discard-after-down",
+                     *           "message": {
+                     *             "en": "{player} has gone down and may not take the discard (nor refuse a call, which would make them take it).",
+                     *             "nl": "{player} heeft uitgelegd en mag de aflegkaart niet pakken (en dus ook een roep niet weigeren, want dan moet die hem pakken)."
+                     *           },
+                     *           "rule": "a player who has gone down may not take the discard pile's top card (discard_after_down false), nor refuse a call",
+                     *           "type": "/problems/discard-after-down"
                      *         }
                      *       ]
                      *     }
