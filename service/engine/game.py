@@ -16,7 +16,10 @@ last). Every action the rules know has three methods, the way pokerkit's
 The actions are :meth:`~Game.restock`, :meth:`~Game.draw`,
 :meth:`~Game.meld`, :meth:`~Game.build`, :meth:`~Game.release`,
 :meth:`~Game.open` (the opening melds are counted), :meth:`~Game.go_out` and
-:meth:`~Game.discard`. :meth:`Game.replay` rebuilds the same state from an
+:meth:`~Game.discard`; in a contract rule set (SPEC §3.1) also
+:meth:`~Game.call` (before the draw), :meth:`~Game.lay` (going down: the
+round's contract, which replaces the opening) and :meth:`~Game.shift` (a run's
+joker moved to its end). :meth:`Game.replay` rebuilds the same state from an
 operations log. An action that does not exist in the current :class:`Phase`
 and breaks no rule of its own (a second draw, going out with cards in hand) is
 an :class:`ActionError`, not a ruling.
