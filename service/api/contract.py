@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.rules import PARAMS
+from ..engine.rules import MAX_CONTRACT_MELDS, MAX_CONTRACTS, MAX_DECK_ROWS, PARAMS, PARAMS_BY_NAME
 from .problems import PROBLEM_MEDIA_TYPE, TITLES
 
 NOTATION_MEDIA_TYPE = "text/vnd.kaluki.hand"
@@ -41,7 +41,25 @@ MELD_CARD_PATTERN = f"^(?:{_RANK}{_SUIT}|{_JOKER}(?:={_RANK}{_SUIT}?)?)$"
 
 def _param_schema(p: Any) -> dict[str, Any]:
     if p.kind == "int":
-        return {"type": "integer", "minimum": p.minimum, "maximum": p.maximum}
+        number = {"type": "integer", "minimum": p.minimum, "maximum": p.maximum}
+        return {"anyOf": [number, {"type": "null"}]} if p.nullable else number
+    if p.kind == "contracts":
+        return {"anyOf": [{"type": "array", "minItems": 1, "maxItems": MAX_CONTRACTS,
+                           "items": {"type": "string", "pattern": f"^[34]{{1,{MAX_CONTRACT_MELDS}}}$"}},
+                          {"type": "null"}]}
+    if p.kind == "deal_sizes":
+        return {"oneOf": [{"type": "string", "enum": ["contract"]},
+                          {"type": "array", "minItems": 1, "maxItems": MAX_CONTRACTS,
+                           "items": {"type": "integer", "minimum": 1, "maximum": 20}}]}
+    if p.kind == "deck_by_players":
+        def bound(name: str) -> dict[str, Any]:
+            q = PARAMS_BY_NAME[name]
+            return {"type": "integer", "minimum": q.minimum, "maximum": q.maximum}
+        row = {"type": "object", "additionalProperties": False,
+               "required": ["players_max", "decks", "jokers"],
+               "properties": {n: bound(n) for n in ("players_max", "decks", "jokers")}}
+        return {"anyOf": [{"type": "array", "minItems": 1, "maxItems": MAX_DECK_ROWS,
+                           "items": row}, {"type": "null"}]}
     if p.kind == "bool":
         return {"type": "boolean"}
     if p.kind == "choice":
@@ -52,7 +70,8 @@ def _param_schema(p: Any) -> dict[str, Any]:
     assert p.kind == "card_values", p.kind
     value = {"type": "integer", "minimum": 0, "maximum": 100}
     return {"type": "object", "additionalProperties": False,
-            "properties": {"ace": value, "face": value, "joker": value}}
+            "properties": {"ace": value, "face": value, "joker": value,
+                           "ace_red": {"anyOf": [value, {"type": "null"}]}}}
 
 
 _CARDS = {"type": "array", "items": ref("Card")}

@@ -34,6 +34,9 @@ class ScoreSchema(StrictSchema):
     finish = fields.String(required=True, validate=validate.OneOf(FINISHES))
     players = fields.List(fields.Nested(PlayerCardsSchema), required=True,
                           validate=validate.Length(min=1, max=16))
+    round = Int(load_default=None, metadata={
+        "description": "contract rule sets (SPEC §3.1), optional: the deal scored (1-based); in "
+                       "a match, the next round"})
 
 
 class PlayerScoreSchema(Schema):
@@ -52,7 +55,8 @@ class ScoreResponse(Schema):
 @blp.ruling("/score", ScoreSchema(), ScoreResponse)
 def score(args: dict[str, Any]) -> Response:
     """Score a finished hand from the cards each player still holds."""
-    score = rulings.score(args["ruleset"], args["winner"], args["finish"], args["players"])
+    score = rulings.score(args["ruleset"], args["winner"], args["finish"], args["players"],
+                          args["round"])
     return json_response(render_score(score))
 
 
@@ -64,6 +68,9 @@ class AnalyzeSchema(StrictSchema):
     opened = Bool(load_default=False, metadata={
         "description": "the player has already made their first meld: going out needs no "
                        "threshold and no special win is left (can_special false)"})
+    round = Int(load_default=None, metadata={
+        "description": "contract rule sets (SPEC §3.1): the deal, 1-based (required there, "
+                       "refused elsewhere); the opening is then the round's contract"})
 
 
 class AnalyzeResponse(Schema):
@@ -80,5 +87,5 @@ class AnalyzeResponse(Schema):
 def analyze(args: dict[str, Any]) -> Response:
     """The best arrangement of a hand (lowest deadwood, then most cards melded), found
     exactly, and whether the player can open, go out, or win specially."""
-    analysis = rulings.analyze(args["ruleset"], args["cards"], args["opened"])
+    analysis = rulings.analyze(args["ruleset"], args["cards"], args["opened"], args["round"])
     return json_response(render_analysis(analysis))

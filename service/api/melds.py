@@ -67,12 +67,18 @@ class OpeningSchema(StrictSchema):
     melds = fields.List(MeldEntry(metadata={"x-ref": "MeldInput"}),
                         required=True, validate=validate.Length(min=1, max=40),
                         metadata={"example": [["Kh", "Ks", "JK"], ["9c", "Tc", "Jc", "Qc"]]})
+    round = Int(load_default=None, metadata={
+        "description": "contract rule sets (SPEC §3.1): the deal, 1-based; the melds are then a "
+                       "lay checked against its contract (required there, refused elsewhere)"})
 
 
 class OpeningResponse(Schema):
     valid = Bool(required=True)
     points = Int(required=True)
-    threshold = Int(required=True)
+    threshold = Int(required=True, allow_none=True,
+                    metadata={"description": "opening_min_points; null for a lay (with round)"})
+    contract = fields.String(metadata={"description": "with round: the round's contract (digits: "
+                                                      "3 a three, 4 a four)", "example": "3344"})
     melds = fields.List(fields.Nested(MeldSchema, allow_none=True), required=True,
                         metadata={"description": "each meld read, null where it is not legal"})
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
@@ -81,7 +87,7 @@ class OpeningResponse(Schema):
 @blp.ruling("/opening", OpeningSchema(), OpeningResponse)
 def opening(args: dict[str, Any]) -> Response:
     """Do these melds, laid together as a first meld, reach the opening threshold?"""
-    ruling = rulings.rule_opening(args["ruleset"], args["melds"])
+    ruling = rulings.rule_opening(args["ruleset"], args["melds"], args["round"])
     return json_response(render_opening(ruling))
 
 

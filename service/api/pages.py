@@ -121,6 +121,14 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                             "POST /v1/hands/adjudicate\nContent-Type: text/vnd.kaluki.hand\n\n"
                             "ruleset kaluki-hunt\nshuffle"),
     "deal-size": Doc("A player was dealt more or fewer cards than the rule set's hand_size."),
+    "round-required": Doc("A contract rule set (one with 'contracts') needs 'round', the "
+                          "1-based deal: it picks the contract and the deal size.",
+                          "POST /v1/melds/opening\n" + '{"ruleset": "kalooki-jamaica", '
+                          '"melds": [["7c", "7d", "7h"]]}'),
+    "invalid-round": Doc("'round' is outside 1 to len(contracts), or was given to a rule set "
+                         "without contracts."),
+    "wrong-round": Doc("In a contract match each appended hand is the next round: its 'round' "
+                       "is one more than the number of hands entered so far."),
     "unknown-player": Doc("The record names a player who is not in 'players'."),
     "missing-card": Doc("A record needs a card it does not give (a stock draw without its card "
                         "when there is no stock)."),

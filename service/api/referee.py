@@ -40,6 +40,7 @@ blp = Blueprint("referee", __name__, url_prefix="/v1",
 
 T = TypeVar("T")
 MAX_TABLE = 108  # 4 decks and 8 jokers (216 cards) in melds of two
+MAX_CALLS = 100  # granted calls a player has made this deal (call_max is at most 10)
 
 # -- documentation schemas ----------------------------------------------------------------
 
@@ -56,9 +57,25 @@ _PLAY = {"oneOf": [
                                                          "enum": ["low", "high"]}}}]}}}}}},
     {"type": "object", "required": ["release"], "properties": {"release": {
         "type": "object", "properties": {"meld": {"type": "integer"}, "cards": _CARDS}}}},
+    {"type": "object", "required": ["lay"], "description": "contract rule sets: going down, the "
+     "round's contract as one play (SPEC §3.1)", "properties": {"lay": {
+         "type": "array", "items": {"oneOf": [_CARDS, {"type": "object", "properties": {
+             "cards": _CARDS, "kind": {"type": "string", "enum": ["set", "run"]}}}]}}}},
+    {"type": "object", "required": ["shift"], "description": "joker_shift run_end: the card "
+     "takes the place of the run's joker that stands for it; the joker moves to an end",
+     "properties": {"shift": {"type": "object", "properties": {
+         "meld": {"type": "integer"}, "card": {"type": "string"},
+         "end": {"type": "string", "enum": ["low", "high"]}}}}},
 ]}
+_CALL = {"type": "object", "required": ["player", "granted"], "description": (
+    "contract rule sets: at the start of the turn, player asks for the discard pile's top card "
+    "(SPEC §3.1)"), "properties": {
+    "player": {"type": "string"}, "granted": {"type": "boolean"},
+    "penalty": {**_CARDS, "description": "the penalty cards from the stock (named when the "
+                                         "record has no stock)"}}}
 _TURN = {"type": "object", "properties": {
     "player": {"type": "string"},
+    "call": _CALL,
     "draw": {"type": "object", "properties": {
         "from": {"type": "string", "enum": ["stock", "discard"]}, "card": {"type": "string"}}},
     "plays": {"type": "array", "items": _PLAY},
@@ -69,6 +86,9 @@ HAND_RECORD_DOC = {
     "type": "object", "required": ["ruleset", "players", "deal"],
     "properties": {
         "ruleset": {"oneOf": [{"type": "string"}, {"type": "object"}]},
+        "round": {"type": "integer", "minimum": 1, "description": (
+            "contract rule sets (required there, refused elsewhere): the deal, 1-based; it "
+            "picks the contract and the deal size")},
         "players": {"type": "array", "items": {"type": "string"}},
         "deal": {"type": "object", "additionalProperties": _CARDS},
         "stock": {**_CARDS, "description": "optional: the undealt cards, top first"},
@@ -109,6 +129,13 @@ class StateSchema(Schema):
     turn = Int(required=True,
                           metadata={"description": "the turn the state stands before"})
     next_player = fields.String(allow_none=True, required=True)
+    round = Int(metadata={"description": "contract rule sets only: the deal (1-based)"})
+    contract = fields.String(metadata={"description": "contract rule sets only: the round's "
+                                                      "contract (\"3344\")"})
+    down = fields.List(fields.String(), metadata={
+        "description": "contract rule sets only: the players who have gone down"})
+    calls_made = fields.Dict(keys=fields.String(), values=Int(), metadata={
+        "description": "contract rule sets only: each player's granted calls this deal"})
 
 
 class StepSchema(Schema):
@@ -152,6 +179,18 @@ class TurnCheckSchema(StrictSchema):
         "(possible where build_requires_opening is false): going out this turn is then "
         "\"out\", not special (SPEC §3). Implied by opened.")})
     discard_top = fields.String(load_default=None, allow_none=True)
+    round = Int(load_default=None, allow_none=True, metadata={"description": (
+        "contract rule sets (required there, refused elsewhere): the deal, 1-based")})
+    players = fields.List(fields.String(), load_default=None, allow_none=True,
+                          validate=validate.Length(min=1, max=16), metadata={"description": (
+        "contract rule sets, for calls: the seats in turn order, starting with the player whose "
+        "turn it is (the last seat discarded discard_top); without it no call is possible")})
+    down = fields.List(fields.String(), load_default=list, validate=validate.Length(max=16),
+                       metadata={"description": "the other players who have gone down "
+                                                "(opened says whether this player has)"})
+    calls_made = fields.Dict(load_default=dict, metadata={
+        "additionalProperties": {"type": "integer", "minimum": 0, "maximum": MAX_CALLS},
+        "description": "each player's granted calls this deal ({player: count})"})
     turn = fields.Dict(required=True, metadata={**_TURN, "example": {
         "draw": {"from": "stock", "card": "Qs"}, "plays": [{"meld": ["Ks", "Kh", "Kd"]}],
         "discard": "3d"}})
@@ -268,6 +307,13 @@ def check_turn(args: dict[str, Any]) -> Response:
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
-    checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
-                                                      args["laid_before"]))
+    for name, count in args["calls_made"].items():  # an untyped Dict keeps the fast loader
+        if type(count) is not int or not 0 <= count <= MAX_CALLS:
+            raise Problem("validation-error", N_("The request does not match the schema; see "
+                                                 "'errors'."),
+                          errors={f"calls_made.{name}": [
+                              f"an integer from 0 to {MAX_CALLS}: the player's granted calls"]})
+    checked = _engine(lambda: ref.check_turn(
+        rules, table, hand, args["opened"], top, turn, args["laid_before"], round=args["round"],
+        players=args["players"], down=args["down"], calls_made=args["calls_made"]))
     return json_response(render_turn_check(checked, rules))

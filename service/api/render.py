@@ -93,12 +93,14 @@ def render_meld_ruling(r: MeldAnswer) -> dict[str, Any]:
 
 
 def render_opening(r: OpeningAnswer) -> dict[str, Any]:
-    """``POST /v1/melds/opening``."""
-    return {
-        "valid": r.valid, "points": r.points, "threshold": r.threshold,
-        "melds": [render_meld(x) if x else None for x in r.melds],
-        "violations": render_violations(r.violations),
-    }
+    """``POST /v1/melds/opening`` (with ``round``: a lay, its threshold null and the round's
+    ``contract``)."""
+    out: dict[str, Any] = {"valid": r.valid, "points": r.points, "threshold": r.threshold}
+    if r.contract is not None:
+        out["contract"] = r.contract
+    out["melds"] = [render_meld(x) if x else None for x in r.melds]
+    out["violations"] = render_violations(r.violations)
+    return out
 
 
 def render_build(r: BuildAnswer) -> dict[str, Any]:
@@ -139,7 +141,10 @@ def render_state(state: HandState, rules: RuleSet) -> dict[str, Any]:
             "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
             "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
             "discard_count": state.discard_count, "opened": list(state.opened),
-            "turn": state.turn, "next_player": state.next_player}
+            "turn": state.turn, "next_player": state.next_player,
+            **({} if state.round is None else {
+                "round": state.round, "contract": state.contract, "down": list(state.down),
+                "calls_made": dict(state.calls_made)})}
 
 
 def render_adjudication(a: Adjudication, rules: RuleSet) -> dict[str, Any]:

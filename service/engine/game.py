@@ -16,7 +16,10 @@ last). Every action the rules know has three methods, the way pokerkit's
 The actions are :meth:`~Game.restock`, :meth:`~Game.draw`,
 :meth:`~Game.meld`, :meth:`~Game.build`, :meth:`~Game.release`,
 :meth:`~Game.open` (the opening melds are counted), :meth:`~Game.go_out` and
-:meth:`~Game.discard`. :meth:`Game.replay` rebuilds the same state from an
+:meth:`~Game.discard`; in a contract rule set (SPEC §3.1) also
+:meth:`~Game.call` (before the draw), :meth:`~Game.lay` (going down: the
+round's contract, which replaces the opening) and :meth:`~Game.shift` (a run's
+joker moved to its end). :meth:`Game.replay` rebuilds the same state from an
 operations log. An action that does not exist in the current :class:`Phase`
 and breaks no rule of its own (a second draw, going out with cards in hand) is
 an :class:`ActionError`, not a ruling.
@@ -70,15 +73,18 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum, unique
 
+from . import contracts
 from . import melds as m
 from .cards import JOKER, Card, MeldCard, card_at, full_deck
 from .errors import EngineError
 from .record import DISCARD, STOCK, RecordError
-from .rules import FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
+from .rules import FinalDiscardMode, JokerShiftMode, PickupMode, ReleasedJokerMode, RuleSet
+from .shift import not_shiftable
+from .shift import shift as shift_joker
 from .violations import Violation
 
 # the modes the turn rules test, looked up once (an enum member lookup costs on Python 3.11)
@@ -86,9 +92,11 @@ _FINAL_DISCARD = FinalDiscardMode.REQUIRED
 _ANY_MELD, _NEW_MELD, _TO_HAND = (ReleasedJokerMode.ANY_MELD, ReleasedJokerMode.NEW_MELD,
                                   ReleasedJokerMode.HAND)
 _MELD_SAME_TURN, _NEW_MELD_SAME_TURN = PickupMode.MELD_SAME_TURN, PickupMode.NEW_MELD_SAME_TURN
+_RUN_END = JokerShiftMode.RUN_END
 
-__all__ = ["ActionError", "Building", "Discarding", "Drawing", "Game", "GameState", "GoingOut",
-           "IllegalPlay", "Melding", "Opening", "Operation", "Phase", "Releasing", "Restocking"]
+__all__ = ["ActionError", "Building", "Calling", "Discarding", "Drawing", "Game", "GameState",
+           "GoingOut", "IllegalPlay", "Laying", "Melding", "Opening", "Operation", "Phase",
+           "Releasing", "Restocking", "Shifting"]
 
 
 @unique
@@ -167,6 +175,32 @@ class Releasing(Operation):
 
 
 @dataclass(frozen=True, slots=True)
+class Laying(Operation):
+    """Going down (contract rule sets): the round's contract as one play."""
+
+    melds: tuple[tuple[tuple[MeldCard, ...], str | None], ...]  # (cards, kind) per meld
+
+
+@dataclass(frozen=True, slots=True)
+class Shifting(Operation):
+    """A joker shift: ``card`` takes the joker's place in ``meld``, the joker moves to ``end``."""
+
+    meld: int
+    card: Card
+    end: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Calling(Operation):
+    """A call at the start of ``player``'s turn: ``caller`` asks for the discard; granted,
+    they take it and ``penalty`` from the stock."""
+
+    caller: str
+    granted: bool
+    penalty: tuple[Card, ...] | None = None  # the penalty cards taken (None: refused)
+
+
+@dataclass(frozen=True, slots=True)
 class Opening(Operation):
     points: int  # what the opening melds counted
 
@@ -200,6 +234,9 @@ class GameState:
     taken: Card | None  # the card taken from the discard pile this turn
     opening_points: int
     jokers_pending: int
+    round: int | None = None  # a contract rule set's deal (SPEC §3.1)
+    calls_made: tuple[tuple[str, int], ...] = ()  # granted calls this deal, in seat order
+    called: bool | None = None  # this turn's call: granted, refused, None (none)
 
 
 # -- the game --------------------------------------------------------------------------
@@ -242,17 +279,35 @@ class Game:
     the melds already on the table, the players who have opened, and those who
     built or released in an earlier turn without opening (then going out is
     ``out``, not special: SPEC §3).
+
+    In a contract rule set (SPEC §3.1) ``round`` (1-based) picks the contract;
+    *opened* means *down* (the contract laid). ``calls_made`` gives each player's
+    granted calls so far this deal, ``discarded_by`` who discarded the discard
+    pile's top card (None: nobody, the pile's first card), ``deck`` the
+    ``(decks, jokers)`` the hand is played with (default: the rule set's deck for
+    this many seats).
     """
 
     def __init__(self, rules: RuleSet, players: Sequence[str], hands: Sequence[Sequence[Card]],
                  stock: Sequence[Card] | None = None, discard: Sequence[Card] = (),
                  table: Sequence[m.Meld] = (), opened: Sequence[str] = (),
-                 laid_before: Sequence[str] = ()) -> None:
+                 laid_before: Sequence[str] = (), *, round: int | None = None,
+                 calls_made: Mapping[str, int] | None = None, discarded_by: str | None = None,
+                 deck: tuple[int, int] | None = None) -> None:
         self.rules = rules
+        self._round = rules.check_round(round)
+        self._contract = rules.contract(self._round) if self._round is not None else None
+        self._calls: dict[str, int] = {p: 0 for p in players}
+        if calls_made:
+            self._calls.update(calls_made)
         self._players = tuple(players)
         self._hands: dict[str, _Cards] = {p: _Cards(h) for p, h in zip(players, hands, strict=True)}
         self._table: list[m.Meld] = list(table)
         self._pile: list[Card] = list(discard)
+        # who discarded each card of the pile (None: nobody; the pile's first cards)
+        self._pile_by: list[str | None] = [None] * len(self._pile)
+        if self._pile_by:
+            self._pile_by[-1] = discarded_by
         self._opened: set[str] = set(opened)
         self._melded: set[str] = set(opened)  # players who laid a meld of their own
         self._laid: set[str] = {*opened, *laid_before}  # laid cards on the table before this turn
@@ -260,7 +315,8 @@ class Game:
         self._stock_list: list[Card] = list(reversed(stock)) if stock is not None else []
         self._stock_pool = _Cards()
         if stock is None:
-            self._stock_pool = _Cards(full_deck(rules.decks, rules.jokers))
+            decks, jokers = deck if deck is not None else rules.deck_for(len(self._players))
+            self._stock_pool = _Cards(full_deck(decks, jokers))
             for c in [*(c for h in hands for c in h), *self._pile,
                       *(c for meld in self._table for c in meld.physical())]:
                 self._stock_pool.take(c)
@@ -282,14 +338,18 @@ class Game:
         self._pickup_laid = False
         self._pickup_in_new = False
         self._jokers_pending = 0
+        self._called: bool | None = None  # this turn's call: granted, refused or none
 
     @classmethod
     def replay(cls, rules: RuleSet, players: Sequence[str], hands: Sequence[Sequence[Card]],
                stock: Sequence[Card] | None = None, discard: Sequence[Card] = (),
                operations: Iterable[Operation] = (), *, table: Sequence[m.Meld] = (),
-               opened: Sequence[str] = (), laid_before: Sequence[str] = ()) -> Game:
+               opened: Sequence[str] = (), laid_before: Sequence[str] = (),
+               round: int | None = None, calls_made: Mapping[str, int] | None = None,
+               discarded_by: str | None = None, deck: tuple[int, int] | None = None) -> Game:
         """The game built as :class:`Game` is, with ``operations`` applied in order."""
-        game = cls(rules, players, hands, stock, discard, table, opened, laid_before)
+        game = cls(rules, players, hands, stock, discard, table, opened, laid_before,
+                   round=round, calls_made=calls_made, discarded_by=discarded_by, deck=deck)
         for op in operations:
             game.apply(op)
         return game
@@ -315,6 +375,12 @@ class Game:
             return self.go_out()
         if isinstance(op, Discarding):
             return self.discard(op.card)
+        if isinstance(op, Calling):
+            return self.call(op.caller, op.granted, op.penalty)
+        if isinstance(op, Laying):
+            return self.lay(op.melds)
+        if isinstance(op, Shifting):
+            return self.shift(op.meld, op.card, op.end)
         raise ActionError(f"not an operation: {op!r}")
 
     # -- views ---------------------------------------------------------------------------
@@ -383,6 +449,26 @@ class Game:
         return self._winner
 
     @property
+    def round(self) -> int | None:
+        """A contract rule set's deal (1-based); None in other rule sets."""
+        return self._round
+
+    @property
+    def contract(self) -> str | None:
+        """The round's contract as published (``"3344"``); None in other rule sets."""
+        return self.rules.contract_text(self._round) if self._round is not None else None
+
+    @property
+    def calls_made(self) -> tuple[tuple[str, int], ...]:
+        """Each player's granted calls this deal, in seat order."""
+        return tuple((p, self._calls.get(p, 0)) for p in self._players)
+
+    @property
+    def called(self) -> bool | None:
+        """This turn's call: True granted, False refused, None no call (yet)."""
+        return self._called
+
+    @property
     def finish(self) -> str | None:
         """How the winner went out: ``out`` or ``special``."""
         return self._finish
@@ -397,7 +483,9 @@ class Game:
             discard=self.discard_pile, opened=self.opened,
             laid=tuple(p for p in self._players if p in self._laid),
             winner=self._winner, finish=self._finish, taken=self._taken,
-            opening_points=self._opening_points, jokers_pending=self._jokers_pending)
+            opening_points=self._opening_points, jokers_pending=self._jokers_pending,
+            round=self._round, calls_made=self.calls_made if self._round is not None else (),
+            called=self._called)
 
     # -- whose turn ----------------------------------------------------------------------
     def verify_actor(self, player: str) -> Violation | None:
@@ -460,6 +548,25 @@ class Game:
             if n[i] < wanted[i]:
                 return _v("card-not-in-hand", card=str(c), player=self._actor)
         return None
+
+    def _not_down(self, cards: Sequence[MeldCard], kind: str | None) -> Violation:
+        """A meld of a player not yet down: the contract is not met (SPEC §3.1), naming
+        what the meld makes against what the contract needs."""
+        assert self._round is not None
+        read = m.validate(cards, self.rules, kind).meld
+        threes, fours = contracts.counts([read] if read is not None else [])
+        return contracts.contract_not_met(self.rules, self._round, threes, fours)
+
+    def _lay_ruling(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]
+                    ) -> tuple[Violation | None, list[m.Meld]]:
+        """The lay against the round's contract: the rules' one lay ruling (engine/contracts)."""
+        assert self._round is not None
+        ruling = contracts.lay([cards for cards, _ in melds], self.rules, self._round,
+                               [kind for _, kind in melds])
+        if not ruling.valid:
+            first = ruling.violations[0]
+            return Violation(first.code, first.params), []
+        return None, [x for x in ruling.melds if x is not None]
 
     def _take_out(self, cards: Sequence[Card]) -> None:
         n = self._hand.n
@@ -549,6 +656,7 @@ class Game:
         else:
             self._stock_pool = _Cards(rest)
         self._pile = [top]
+        self._pile_by = self._pile_by[-1:]
         op = Restocking(self._actor, cards)
         self.operations.append(op)
         return op
@@ -561,7 +669,14 @@ class Game:
         is the new stock's order when the stock is empty (see :meth:`restock`)."""
         if self._phase is not _DRAW:
             return self._draw_phase()
+        called = self._called
+        if called is not None and (source == DISCARD) is called:
+            return _v("call-refused-draw", must="stock" if called else "discard pile",
+                      player=self._actor)
         if source == DISCARD:
+            if (not self.rules.discard_after_down and self._actor in self._opened
+                    and called is None):
+                return _v("discard-after-down", player=self._actor)
             if restock is not None:
                 return _v("restock-mismatch", reason="the stock is not empty" if self.stock_count
                           else "a restock comes with a stock draw")
@@ -622,6 +737,7 @@ class Game:
             raise IllegalPlay(v)
         if source == DISCARD:
             drawn = self._pile.pop()
+            self._pile_by.pop()
             self._taken = drawn
         elif self._stock_known:
             drawn = self._stock_list.pop()
@@ -641,6 +757,11 @@ class Game:
         phase = self._phase
         if phase is _OVER or phase is _DRAW:
             return self._play_phase(), None
+        if self._contract is not None:
+            if self._actor not in self._opened:  # before going down: the lay, no meld (SPEC §3.1)
+                return self._not_down(cards, kind), None
+            if not self.rules.melds_after_contract:
+                return _v("contract-extra-meld", contract=self.contract), None
         naturals = [tok.card for tok in cards]
         v = self._need(naturals)
         if v is not None:
@@ -685,6 +806,8 @@ class Game:
             return v, None
         if not 0 <= meld < len(self._table):
             return _v("no-such-meld", meld=meld), None
+        if self._contract is not None and self._actor not in self._opened:
+            return _v("build-before-opening"), None  # going down is the opening (SPEC §3.1)
         naturals = [pl.token.card for pl in cards]
         v = self._need(naturals)
         if v is not None:
@@ -759,6 +882,201 @@ class Game:
             self._jokers_pending += ruling.released
         self._after_play()
         op = Releasing(self._actor, meld, tuple(cards))
+        self.operations.append(op)
+        return op
+
+    # -- call (contract rule sets) -------------------------------------------------------
+    def verify_call(self, caller: str, granted: bool,
+                    penalty: Sequence[Card] | None = None) -> Violation | None:
+        """May ``caller`` call the discard pile's top card at the start of this turn
+        (SPEC §3.1); ``granted`` says whether the player to move let them. A granted
+        caller also takes ``call_penalty_cards`` from the stock, named in ``penalty``
+        (which may be left out when the stock's order is known)."""
+        phase = self._phase
+        if phase is _OVER:
+            return _v("hand-already-over", winner=self._winner)
+        if phase is not _DRAW or self._called is not None:
+            raise ActionError("a call comes once, at the start of a turn, before its draw",
+                              field="call")
+        rules = self.rules
+        if not rules.call_max:
+            return _v("call-not-allowed")
+        if caller not in self._hands:
+            raise RecordError("unknown-player", f"{caller!r} is not a player (a call needs the "
+                              "seats: on /turns/check, players)", f"turns.{self._turn}.call.player")
+        if not self._pile:
+            return _v("call-no-discard")
+        if caller == self._actor:
+            return _v("call-own-turn", player=caller)
+        if caller == self._pile_by[-1]:
+            return _v("call-own-discard", player=caller, card=str(self._pile[-1]))
+        if caller in self._opened:
+            return _v("call-after-down", player=caller)
+        if self._calls.get(caller, 0) >= rules.call_max:
+            return _v("call-limit", player=caller, max=rules.call_max)
+        if not granted:
+            if not rules.discard_after_down and self._actor in self._opened:
+                return _v("discard-after-down", player=self._actor)
+            if penalty:
+                raise RecordError("invalid-record", "a refused call takes no penalty cards",
+                                  f"turns.{self._turn}.call.penalty")
+            return None
+        return self._penalty(penalty)
+
+    def _penalty(self, penalty: Sequence[Card] | None) -> Violation | None:
+        """The penalty cards of a granted call: the stock's next ``call_penalty_cards``
+        (named like a stock draw's: required when the stock's order is not known)."""
+        n = self.rules.call_penalty_cards
+        named = tuple(penalty or ())
+        where = f"turns.{self._turn}.call.penalty"
+        if len(named) > n or (named and len(named) < n):
+            raise RecordError("invalid-record", f"a granted call takes {n} penalty card(s) from "
+                              "the stock: name all of them or, with a known stock, none", where)
+        if self._stock_known:
+            if len(self._stock_list) < n:
+                return _v("stock-empty")
+            for k, card in enumerate(named):
+                top = self._stock_list[-1 - k]
+                if card is not top and card != top:
+                    return _v("stock-mismatch", top=str(top), card=str(card))
+            return None
+        if len(named) < n:
+            raise RecordError("missing-card", "without a known stock, a granted call names its "
+                              "penalty cards", where)
+        if self._stock_pool.size < n:
+            return _v("stock-empty")
+        return self._need_from(self._stock_pool, named)
+
+    @staticmethod
+    def _need_from(pool: _Cards, cards: Sequence[Card]) -> Violation | None:
+        wanted: Counter[int] = Counter()
+        for c in cards:
+            wanted[c.index] += 1
+            if pool.n[c.index] < wanted[c.index]:
+                return _v("card-not-in-stock", card=str(c))
+        return None
+
+    def can_call(self, caller: str, granted: bool, penalty: Sequence[Card] | None = None) -> bool:
+        try:
+            return self.verify_call(caller, granted, penalty) is None
+        except EngineError:
+            return False
+
+    def call(self, caller: str, granted: bool, penalty: Sequence[Card] | None = None) -> Calling:
+        """Granted: ``caller`` takes the discard pile's top card and the penalty cards, and
+        the player to move must then draw from the stock. Refused: the player to move must
+        take that card (SPEC §3.1)."""
+        v = self.verify_call(caller, granted, penalty)
+        if v is not None:
+            raise IllegalPlay(v)
+        taken: tuple[Card, ...] | None = None
+        if granted:
+            hand = self._hands[caller]
+            hand.add(self._pile.pop())
+            self._pile_by.pop()
+            out = []
+            for k in range(self.rules.call_penalty_cards):
+                if self._stock_known:
+                    c = self._stock_list.pop()
+                else:
+                    assert penalty is not None
+                    c = penalty[k]
+                    self._stock_pool.take(c)
+                hand.add(c)
+                out.append(c)
+            taken = tuple(out)
+            self._calls[caller] = self._calls.get(caller, 0) + 1
+        self._called = granted
+        op = Calling(self._actor, caller, granted, taken)
+        self.operations.append(op)
+        return op
+
+    # -- lay (going down, contract rule sets) ----------------------------------------
+    def _check_lay(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]
+                   ) -> tuple[Violation | None, list[m.Meld]]:
+        v = self._play_phase()
+        if v is not None:
+            return v, []
+        if self._contract is None:
+            raise ActionError("a lay (going down) is a play of contract rule sets only",
+                              field="lay")
+        if self._actor in self._opened:
+            return _v("contract-extra-meld", contract=self.contract), []
+        naturals = [tok.card for cards, _ in melds for tok in cards]
+        v = self._need(naturals)
+        if v is not None:
+            return v, []
+        v, laid = self._lay_ruling(melds)
+        if v is not None:
+            return v, []
+        return self._last_card(naturals), laid
+
+    def verify_lay(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]) -> Violation | None:
+        """May the player go down with ``melds`` (each ``(cards, kind)``): exactly the
+        round's contract, once per deal (SPEC §3.1)."""
+        return self._check_lay(melds)[0]
+
+    def can_lay(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]) -> bool:
+        try:
+            return self._check_lay(melds)[0] is None
+        except EngineError:
+            return False
+
+    def lay(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]) -> Laying:
+        """Go down: the melds join the table in the order listed; the player is down."""
+        v, laid = self._check_lay(melds)
+        if v is not None:
+            raise IllegalPlay(v)
+        p = self._actor
+        self._table.extend(laid)
+        self._opened.add(p)
+        self._melded.add(p)
+        naturals = [tok.card for cards, _ in melds for tok in cards]
+        self._take_out(naturals)
+        self._laid_cards(naturals, new=True)
+        self._after_play()
+        op = Laying(p, tuple((tuple(cards), kind) for cards, kind in melds))
+        self.operations.append(op)
+        return op
+
+    # -- shift (joker_shift run_end) -------------------------------------------------
+    def _check_shift(self, meld: int, card: Card, end: str | None
+                     ) -> tuple[Violation | None, m.Meld | None]:
+        v = self._play_phase()
+        if v is not None:
+            return v, None
+        if self.rules.joker_shift != _RUN_END:
+            return not_shiftable("this rule set has no joker shift (joker_shift none)"), None
+        if self._actor not in self._opened:
+            return not_shiftable("only a player who is down may shift a joker"), None
+        v = self._need([card])
+        if v is not None:
+            return v, None
+        if not 0 <= meld < len(self._table):
+            return not_shiftable(f"there is no meld {meld} on the table"), None
+        shifted = shift_joker(self._table[meld], card, end, self.rules)
+        if isinstance(shifted, Violation):
+            return shifted, None
+        return self._last_card([card]), shifted
+
+    def verify_shift(self, meld: int, card: Card, end: str | None = None) -> Violation | None:
+        """May the player lay ``card`` in the place of the joker of run ``meld`` that stands
+        for it, moving the joker to ``end`` (None: high, or low when high cannot be)."""
+        return self._check_shift(meld, card, end)[0]
+
+    def can_shift(self, meld: int, card: Card, end: str | None = None) -> bool:
+        return self._check_shift(meld, card, end)[0] is None
+
+    def shift(self, meld: int, card: Card, end: str | None = None) -> Shifting:
+        v, shifted = self._check_shift(meld, card, end)
+        if v is not None:
+            raise IllegalPlay(v)
+        assert shifted is not None
+        self._table[meld] = shifted
+        self._take_out([card])
+        self._laid_cards([card], new=False)
+        self._after_play()
+        op = Shifting(self._actor, meld, card, end)
         self.operations.append(op)
         return op
 
@@ -837,6 +1155,8 @@ class Game:
                 return v
         if self._hand.n[card.index] <= 0:
             return _v("card-not-in-hand", card=str(card), player=self._actor)
+        if card.is_joker and not self.rules.joker_discard:
+            return _v("joker-discard")
         if self._taken is not None and card == self._taken:
             return _v("discard-just-taken", card=str(card))
         return None
@@ -854,6 +1174,7 @@ class Game:
         hand = self._hand
         hand.take(card)
         self._pile.append(card)
+        self._pile_by.append(self._actor)
         op = Discarding(self._actor, card)
         self.operations.append(op)
         if not hand.size:

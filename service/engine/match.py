@@ -18,6 +18,10 @@ How a match ends (``match_end``):
   the one buying in (``kaluki-uk``: once, and 3, so the first player out of a
   three-player game may come back but head-to-head never allows one).
 * ``hands``: the match ends after ``match_hands`` hands.
+* ``contracts`` (SPEC §3.1): one hand per contract, each appended as the next round
+  (its ``round`` one more than the hands entered so far, else ``wrong-round``); the
+  match ends after the last round, the lowest total penalty wins, and on a tie
+  ``winner`` is null and ``co_winners`` lists the tied players.
 
 Tie rule (goal and hands): most points, then least penalty, then most hands
 won. Players still level after that share the win: ``winner`` is null and
@@ -41,7 +45,7 @@ from . import referee, rulings
 from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .record import RecordError, parse_record
-from .rules import InvalidParameter, MatchEnd, MatchEndMode, RuleSet
+from .rules import InvalidParameter, InvalidRound, MatchEnd, MatchEndMode, RuleSet
 from .scoring import HandScore, check_seats
 from .violations import Violation
 
@@ -70,9 +74,15 @@ def match_end_of(rules: RuleSet, overrides: Mapping[str, Any] | None = None) -> 
     """
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
     try:
-        return rules.match_end.with_overrides(given)
+        end = rules.match_end.with_overrides(given)
     except InvalidParameter as exc:
         raise MatchError("invalid-parameter", str(exc), exc.params["name"]) from None
+    if (end.mode is MatchEndMode.CONTRACTS) is not rules.is_contract:
+        reason = ("a contract rule set's match ends after its last contract (match_end "
+                  "contracts)" if rules.is_contract else
+                  "match_end contracts needs a rule set with contracts")
+        raise MatchError("invalid-parameter", f"match_end: {reason}", "match_end")
+    return replace(end, rounds=rules.rounds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +166,17 @@ def _require_open(state: MatchState) -> None:
 
 
 def apply_hand(state: MatchState, end: MatchEnd, winner: str,
-               scores: Sequence[tuple[str, int, int]]) -> MatchState:
+               scores: Sequence[tuple[str, int, int]], round: int | None = None) -> MatchState:
     """Add one scored hand ``(player, points, penalty)`` and settle the match end.
 
-    The hand must be played by exactly the players still in the match.
+    The hand must be played by exactly the players still in the match; a ``round``
+    (contract matches, SPEC §3.1) must be the next one (else ``wrong-round``).
     """
     _require_open(state)
+    if round is not None and round != state.hands_played + 1:
+        raise MatchError("wrong-round", f"this hand must be round {state.hands_played + 1} "
+                         f"(one more than the {state.hands_played} hand(s) entered), not "
+                         f"{round}", "round")
     ids = [pid for pid, _, _ in scores]
     if sorted(ids) != sorted(state.active):
         raise MatchError("hand-players", "a hand is played by exactly the players still in the "
@@ -186,6 +201,13 @@ def _settle(state: MatchState, end: MatchEnd) -> MatchState:
     elif end.mode == MatchEndMode.HANDS:
         if state.hands_played >= end.match_hands:
             return _finish(state, state.standings)
+    elif end.mode == MatchEndMode.CONTRACTS:
+        if state.hands_played >= end.rounds:  # the last contract dealt: lowest penalty wins
+            least = min(s.penalty for s in state.standings)
+            top = [s.player for s in state.standings if s.penalty == least]
+            if len(top) == 1:
+                return replace(state, status=FINISHED, winner=top[0], co_winners=())
+            return replace(state, status=FINISHED, winner=None, co_winners=tuple(top))
     else:  # MatchEndMode.ELIMINATION
         standings = tuple(replace(s, eliminated=True)
                           if not s.eliminated and s.penalty > end.elimination_over else s
@@ -261,6 +283,7 @@ class ScoredHand:
     winner: str
     finish: str
     score: HandScore
+    round: int | None = None  # a contract match's round (SPEC §3.1)
 
     @property
     def deltas(self) -> list[tuple[str, int, int]]:
@@ -279,12 +302,22 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
     def at(path: str) -> str:
         return f"{field}.{path}" if field and path else (field or path)
 
+    round_ = body.get("round")
+    if rules.is_contract or round_ is not None:  # the next round is apply_hand's to check
+        if round_ is None or not isinstance(round_, int) or isinstance(round_, bool):
+            try:
+                rules.check_round(round_)
+            except EngineError as exc:
+                raise EntryError(exc.code, str(exc), at("round"), exc) from None
+        elif not rules.is_contract:
+            bad = InvalidRound(round_, 0)
+            raise EntryError(bad.code, str(bad), at("round"), bad)
     if source == "score":  # scored as POST /v1/hands/score scores it
         try:
             score = rulings.score(rules, body["winner"], body["finish"], body["players"])
         except EngineError as exc:
             raise EntryError(exc.code, str(exc), exc.field or "players", exc) from None
-        return ScoredHand(body["winner"], body["finish"], score)
+        return ScoredHand(body["winner"], body["finish"], score, round_)
     try:
         record = parse_record({**body, "ruleset": ruleset})  # the match's rule set, always
     except RecordError as exc:
@@ -300,7 +333,7 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
         result = referee.finished_result(adj)
     except RecordError as exc:
         raise EntryError(exc.code, str(exc), at(exc.field), exc) from None
-    return ScoredHand(result.winner, result.finish, result.score)
+    return ScoredHand(result.winner, result.finish, result.score, round_)
 
 
 def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
@@ -335,7 +368,7 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
             raise MatchError("rescore-mismatch", f"entry {i}: its recorded scores differ from "
                              "a re-score under the match's rule set", where)
         try:
-            state = apply_hand(state, end, hand.winner, hand.deltas)
+            state = apply_hand(state, end, hand.winner, hand.deltas, hand.round)
         except MatchError as exc:
             raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
                              "entries") from None

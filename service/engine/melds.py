@@ -151,11 +151,15 @@ def as_tokens(cards: Sequence[str | Card | MeldCard]) -> list[MeldCard]:
 
 # -- values ----------------------------------------------------------------------------
 
-def run_card_value(value: int, rules: RuleSet) -> int:
-    """A run card's value: an ace at the low end counts ``ace_low_value``."""
+def run_card_value(value: int, rules: RuleSet, suit: str | None = None) -> int:
+    """A run card's value: an ace at the low end counts ``ace_low_value``; in a contract
+    rule set (SPEC §3.1) an ace counts by its colour wherever it stands (``suit``: the
+    run's; ``card_values.ace_red`` for red aces)."""
     rank = rank_of_value(value)
     if rank == ACE:
-        return rules.ace_low_value if value == 1 else rules.card_values.ace
+        if value == 1 and not rules.is_contract:
+            return rules.ace_low_value
+        return rules.natural_value(ACE, suit)
     return rules.natural_value(rank)
 
 
@@ -164,16 +168,35 @@ def _joker_points(represented: int, rules: RuleSet) -> int:
     return represented if jv == REPRESENTED else int(jv)
 
 
-def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet) -> int:
+def set_points(rank: int, naturals: int, jokers: int, rules: RuleSet, red: int = 0) -> int:
+    """A set's points: ``naturals`` cards of ``rank`` (``red`` of them red: with
+    ``card_values.ace_red`` a red ace counts that) and ``jokers`` jokers, each as a
+    natural of the rank (a black ace: a set's joker names no suit) or
+    ``joker_opening_value``."""
     v = rules.natural_value(rank)
-    return naturals * v + jokers * _joker_points(v, rules)
+    red_v = rules.natural_value(rank, "h") if red else v
+    return (naturals - red) * v + red * red_v + jokers * _joker_points(v, rules)
 
 
-def run_points(start: int, tokens: Tokens, rules: RuleSet) -> int:
+def _red(cards: Sequence[MeldCard]) -> int:
+    return sum(1 for c in cards if not c.is_joker and c.card.suit in ("h", "d"))
+
+
+def set_points_of(rank: int, cards: Sequence[MeldCard], rules: RuleSet) -> int:
+    """:func:`set_points` of these cards."""
+    n = sum(1 for c in cards if not c.is_joker)
+    return set_points(rank, n, len(cards) - n, rules, _red(cards))
+
+
+def run_points(start: int, tokens: Tokens, rules: RuleSet, suit: str | None = None) -> int:
+    """A run's points from its lowest value ``start``; ``suit`` (default: the tokens')
+    decides an ace's colour."""
     total = 0
     represented = rules.joker_opening_value == REPRESENTED
+    if suit is None and rules.card_values.ace_red is not None:
+        suit = _run_suit(tokens)
     for i, t in enumerate(tokens):
-        v = run_card_value(start + i, rules)
+        v = run_card_value(start + i, rules, suit)
         total += v if represented or not t.is_joker else _joker_points(v, rules)
     return total
 
@@ -203,7 +226,7 @@ def read_set(tokens: Tokens, rules: RuleSet) -> SetMeld | Violation:
         if t.is_joker and t.as_rank is not None and t.as_rank != rank:
             return Violation("joker-mismatch", {"declared": str(t), "actual": "JK=" + RANKS[rank - 1]})
     cards = tuple([MeldCard(JOKER, rank, None) if t.is_joker else t for t in tokens])
-    return SetMeld(rank, cards, set_points(rank, len(naturals), n - len(naturals), rules))
+    return SetMeld(rank, cards, set_points_of(rank, cards, rules))
 
 
 # -- runs ------------------------------------------------------------------------------
@@ -271,7 +294,7 @@ def _run_starts(tokens: Tokens, suit: str, mode: AceMode, declared: bool = True)
 def _make_run(tokens: Tokens, start: int, suit: str, rules: RuleSet) -> RunMeld:
     cards = tuple([MeldCard(JOKER, _RANK_AT[start + i], suit) if t.is_joker else t
                    for i, t in enumerate(tokens)])
-    return RunMeld(suit, start, cards, run_points(start, tokens, rules))
+    return RunMeld(suit, start, cards, run_points(start, tokens, rules, suit))
 
 
 def _run_suit(tokens: Tokens) -> str | None:
@@ -297,6 +320,8 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[RunMeld] | Violation:
     assert suit is not None
     if any(c.suit != suit for c in naturals):
         return Violation("mixed-suits")
+    if not rules.run_jokers_adjacent and _adjacent_jokers(tokens):
+        return Violation("adjacent-jokers")
     ranks = [c.rank for c in naturals]
     if len(set(ranks)) != len(ranks):
         dup = next(r for r in ranks if ranks.count(r) > 1)
@@ -310,6 +335,11 @@ def read_runs(tokens: Tokens, rules: RuleSet) -> list[RunMeld] | Violation:
     if readings:
         return list(readings.values())
     return _diagnose_run(tokens, suit, rules)
+
+
+def _adjacent_jokers(tokens: Sequence[MeldCard]) -> bool:
+    """Two jokers side by side (a run's cards are in sequence order)."""
+    return any(a.is_joker and b.is_joker for a, b in zip(tokens, tokens[1:], strict=False))
 
 
 def _diagnose_run(tokens: Tokens, suit: str, rules: RuleSet) -> Violation:
@@ -476,6 +506,8 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
                 continue
             card = t
         tokens = (*meld.cards, card) if end == "high" else (card, *meld.cards)
+        if card.is_joker and not rules.run_jokers_adjacent and _adjacent_jokers(tokens):
+            continue  # SPEC §3.1: no two jokers side by side
         start = meld.start if end == "high" else v
         return RunMeld(meld.suit, start, tuple(tokens), run_points(start, tokens, rules),
                        locked=meld.locked)
@@ -484,9 +516,7 @@ def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
 
 def _set_with(meld: SetMeld, card: MeldCard, rules: RuleSet) -> SetMeld:
     cards = (*meld.cards, card)
-    n = sum(1 for c in cards if not c.is_joker)
-    return SetMeld(meld.rank, cards, set_points(meld.rank, n, len(cards) - n, rules),
-                   locked=meld.locked)
+    return SetMeld(meld.rank, cards, set_points_of(meld.rank, cards, rules), locked=meld.locked)
 
 
 def _why_not_fit(meld: Meld, p: Placed, rules: RuleSet) -> Violation:
@@ -593,9 +623,7 @@ def _set_after(meld: SetMeld, laid: Sequence[Card], *, locked: bool, rules: Rule
         for c in laid:
             i = next(i for i, t in enumerate(cards) if t.is_joker)
             cards[i] = MeldCard(c)
-    n = sum(1 for c in cards if not c.is_joker)
-    return SetMeld(meld.rank, tuple(cards), set_points(meld.rank, n, len(cards) - n, rules),
-                   locked=locked)
+    return SetMeld(meld.rank, tuple(cards), set_points_of(meld.rank, cards, rules), locked=locked)
 
 
 class InvalidMeld(EngineError):
@@ -623,7 +651,7 @@ def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> Meld:
     InvalidMeld: the table meld is not legal: ...
     """
     tokens = as_tokens(cards)
-    check_deck(validate_deck(tokens), rules.decks, rules.jokers)
+    check_deck(validate_deck(tokens), *rules.deck_for(None))
     ruling = validate(tokens, rules)
     if ruling.meld is None:
         raise InvalidMeld(ruling.violations[0])

@@ -36,6 +36,7 @@ MEDIA_TYPE = "text/vnd.kaluki.hand"
 MAX_RULESET_CHARS = 4096
 """A rule set with every parameter overridden fits in a tenth of this."""
 _NUMBER = re.compile(r"[0-9]{1,6}")
+_PLAYS = ("meld", "build", "release", "lay", "shift")
 
 
 def _err(line_no: int, message: str) -> RecordError:
@@ -68,7 +69,7 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
             at[key] = n
             continue
         where = f"turns.{len(turns) - (word != 'turn')}"
-        if word in ("meld", "build", "release"):
+        if word in _PLAYS:
             at[f"{where}.plays.{len(turn['plays'])}"] = n  # type: ignore[index]
         else:
             at[where if word == "turn" else f"{where}.{word}"] = n
@@ -92,14 +93,29 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
                 raise _err(n, "a turn has one draw")
             turn["draw"] = {"from": args[0]} | ({"card": args[1]} if len(args) == 2 else {})
         elif word == "meld":
-            if args and args[0] in ("set", "run"):
-                if len(args) < 2:
-                    raise _err(n, "a meld needs cards")
-                turn["plays"].append({"meld": {"cards": args[1:], "kind": args[0]}})
-            else:
-                if not args:
-                    raise _err(n, "a meld needs cards")
-                turn["plays"].append({"meld": args})
+            turn["plays"].append({"meld": _meld(n, args)})
+        elif word == "lay":
+            parts = " ".join(args).split("|")
+            turn["plays"].append({"lay": [_meld(n, part.split()) for part in parts]})
+        elif word == "shift":
+            if not 2 <= len(args) <= 3 or not _NUMBER.fullmatch(args[0]) or (
+                    len(args) == 3 and args[2] not in ("low", "high")):
+                raise _err(n, "write 'shift MELD-NUMBER CARD [low|high]'")
+            shift: dict[str, Any] = {"meld": int(args[0]), "card": args[1]}
+            if len(args) == 3:
+                shift["end"] = args[2]
+            turn["plays"].append({"shift": shift})
+        elif word == "call":
+            if len(args) < 2 or args[1] not in ("granted", "refused") or (
+                    args[1] == "refused" and len(args) > 2):
+                raise _err(n, "write 'call PLAYER granted [PENALTY-CARD...]' or "
+                              "'call PLAYER refused'")
+            if "call" in turn:
+                raise _err(n, "a turn has one call")
+            call: dict[str, Any] = {"player": args[0], "granted": args[1] == "granted"}
+            if len(args) > 2:
+                call["penalty"] = args[2:]
+            turn["call"] = call
         elif word in ("build", "release"):
             if len(args) < 2 or not _NUMBER.fullmatch(args[0]):
                 raise _err(n, f"write '{word} MELD-NUMBER CARD...'")
@@ -120,11 +136,23 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
                 raise _err(n, "a turn has one restock")
             turn["restock"] = args
         else:
-            raise _err(n, f"unknown action {word!r} (draw, meld, build, release, discard, restock)")
+            raise _err(n, f"unknown action {word!r} (call, draw, meld, lay, build, release, shift, "
+                          "discard, restock)")
     if deal:
         data["deal"] = deal
     data["turns"] = turns
     return data
+
+
+def _meld(n: int, args: list[str]) -> Any:
+    """``[set|run] CARD ...``: a meld's JSON form (a card list, or ``{cards, kind}``)."""
+    if args and args[0] in ("set", "run"):
+        if len(args) < 2:
+            raise _err(n, "a meld needs cards")
+        return {"cards": args[1:], "kind": args[0]}
+    if not args:
+        raise _err(n, "a meld needs cards")
+    return args
 
 
 def _header(n: int, word: str, rest: str, args: list[str], data: dict[str, Any],
@@ -155,8 +183,13 @@ def _header(n: int, word: str, rest: str, args: list[str], data: dict[str, Any],
         data["stock"] = args
     elif word == "pile":
         data["discard"] = args
+    elif word == "round":
+        if len(args) != 1 or not _NUMBER.fullmatch(args[0]):
+            raise _err(n, "write 'round N' (the deal, from 1)")
+        data["round"] = int(args[0])
     else:
-        raise _err(n, f"unknown header {word!r} (ruleset, players, deal, stock, pile, turn)")
+        raise _err(n, f"unknown header {word!r} (ruleset, round, players, deal, stock, pile, "
+                      "turn)")
 
 
 def line_of(lines: dict[str, int], field: str) -> int | None:
@@ -185,6 +218,8 @@ def data_to_text(data: dict[str, Any]) -> str:
     rs = data["ruleset"]
     lines = ["ruleset " + (rs if isinstance(rs, str) else json.dumps(rs, sort_keys=True,
                                                                       separators=(",", ":")))]
+    if "round" in data:
+        lines.append(f"round {data['round']}")
     lines.append("players " + " ".join(data["players"]))
     for p, cards in data["deal"].items():
         lines.append(f"deal {p} " + " ".join(cards))
@@ -194,6 +229,10 @@ def data_to_text(data: dict[str, Any]) -> str:
         lines.append("pile " + " ".join(data["discard"]))
     for i, t in enumerate(data["turns"]):
         lines.append(f"turn {i} {t['player']}")
+        if "call" in t:
+            c = t["call"]
+            lines.append(f"  call {c['player']} " + ("granted" if c["granted"] else "refused")
+                         + "".join(f" {x}" for x in c.get("penalty", ())))
         if "restock" in t:
             lines.append(("  restock " + " ".join(t["restock"])).rstrip())
         if "draw" in t:
@@ -202,10 +241,12 @@ def data_to_text(data: dict[str, Any]) -> str:
         for p in t.get("plays", []):
             (verb, body), = p.items()
             if verb == "meld":
-                if isinstance(body, dict):
-                    lines.append(f"  meld {body['kind']} " + " ".join(body["cards"]))
-                else:
-                    lines.append("  meld " + " ".join(body))
+                lines.append("  meld " + _meld_text(body))
+            elif verb == "lay":
+                lines.append("  lay " + " | ".join(_meld_text(x) for x in body))
+            elif verb == "shift":
+                lines.append(f"  shift {body['meld']} {body['card']}"
+                             + (f" {body['end']}" if "end" in body else ""))
             else:
                 cards = [f"{c['end']}:{c['card']}" if isinstance(c, dict) else c
                          for c in body["cards"]]
@@ -213,6 +254,12 @@ def data_to_text(data: dict[str, Any]) -> str:
         if "discard" in t:
             lines.append(f"  discard {t['discard']}")
     return "\n".join(lines) + "\n"
+
+
+def _meld_text(body: Any) -> str:
+    if isinstance(body, dict):
+        return f"{body['kind']} " + " ".join(body["cards"])
+    return " ".join(body)
 
 
 def record_to_text(record: HandRecord) -> str:

@@ -74,7 +74,34 @@ class ReleasePlay:
     cards: tuple[Card, ...]
 
 
-Play = MeldPlay | BuildPlay | ReleasePlay
+@dataclass(frozen=True, slots=True)
+class LayPlay:
+    """Going down in a contract rule set (SPEC §3.1): the round's contract, as one play."""
+
+    melds: tuple[MeldPlay, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftPlay:
+    """A joker shift (SPEC §3.1): ``card`` takes the place of the run's joker that stands
+    for it, and the joker moves to ``end`` of the same run (None: high, else low)."""
+
+    meld: int
+    card: Card
+    end: str | None = None
+
+
+Play = MeldPlay | BuildPlay | ReleasePlay | LayPlay | ShiftPlay
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A call at the start of a turn (SPEC §3.1): ``player`` asks for the discard pile's
+    top card; ``penalty`` names the penalty cards from the stock (None: not named)."""
+
+    player: str
+    granted: bool
+    penalty: tuple[Card, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +111,7 @@ class Turn:
     plays: tuple[Play, ...] = ()
     discard: Card | None = None
     restock: tuple[Card, ...] | None = None
+    call: Call | None = None
 
 
 @dataclass(frozen=True)
@@ -98,12 +126,16 @@ class HandRecord:
     stock: tuple[Card, ...] | None = None  # top first
     discard: tuple[Card, ...] = ()  # top last
     turns: tuple[Turn, ...] = ()
-
+    round: int | None = None  # a contract rule set's deal, 1-based (SPEC §3.1)
 
 
 # -- parsing ---------------------------------------------------------------------------
 
 MAX_TURNS = 2000
+MAX_MELD = 14
+"""Cards in one meld as written: a run is at most 13 (plus a joker's slack)."""
+MAX_LAY = 8
+"""Melds in one lay: a contract has at most this many threes and fours."""
 
 
 def _req(data: Mapping[str, Any], key: str, where: str) -> Any:
@@ -156,23 +188,39 @@ def _index(v: Any, where: str) -> int:
     return v
 
 
+def _parse_meld(body: Any, where: str) -> MeldPlay:
+    """A meld: a card list or ``{cards, kind}`` (``where`` names it)."""
+    kind = None
+    if isinstance(body, Mapping):
+        body = _obj(body, where, {"cards", "kind"})
+        kind = body.get("kind")
+        if kind not in (None, m.SET, m.RUN):
+            raise RecordError("invalid-record", f"{where}.kind is \"set\" or \"run\"",
+                              f"{where}.kind")
+        body = _req(body, "cards", where)
+    cards = _list(body, where, 1, MAX_MELD)
+    toks = read_each(cards, where, parse_meld_card)
+    return MeldPlay(tuple(toks), kind)
+
+
 def _parse_play(p: Any, where: str) -> Play:
     if not isinstance(p, Mapping) or len(p) != 1:
-        raise RecordError("invalid-record", f"{where}: a play is {{\"meld\"}}, {{\"build\"}} or "
-                          "{\"release\"}", where)
+        raise RecordError("invalid-record", f"{where}: a play is {{\"meld\"}}, {{\"build\"}}, "
+                          "{\"release\"}, {\"lay\"} or {\"shift\"}", where)
     (verb, body), = p.items()
     if verb == "meld":
-        kind = None
-        if isinstance(body, Mapping):
-            body = _obj(body, f"{where}.meld", {"cards", "kind"})
-            kind = body.get("kind")
-            if kind not in (None, m.SET, m.RUN):
-                raise RecordError("invalid-record", f"{where}.meld.kind is \"set\" or \"run\"",
-                                  f"{where}.meld.kind")
-            body = _req(body, "cards", f"{where}.meld")
-        cards = _list(body, f"{where}.meld", 1, 14)
-        toks = read_each(cards, f"{where}.meld", parse_meld_card)
-        return MeldPlay(tuple(toks), kind)
+        return _parse_meld(body, f"{where}.meld")
+    if verb == "lay":
+        melds = _list(body, f"{where}.lay", 1, MAX_LAY)
+        return LayPlay(tuple(_parse_meld(x, f"{where}.lay.{i}") for i, x in enumerate(melds)))
+    if verb == "shift":
+        body = _obj(body, f"{where}.shift", {"meld", "card", "end"})
+        idx = _index(_req(body, "meld", f"{where}.shift"), f"{where}.shift.meld")
+        card = _card(_req(body, "card", f"{where}.shift"), f"{where}.shift.card")
+        end = body.get("end")
+        if end not in (None, "low", "high"):
+            raise RecordError("invalid-record", "end is \"low\" or \"high\"", f"{where}.shift.end")
+        return ShiftPlay(idx, card, end)
     if verb == "build":
         body = _obj(body, f"{where}.build", {"meld", "cards"})
         idx = _index(_req(body, "meld", f"{where}.build"), f"{where}.build.meld")
@@ -197,7 +245,8 @@ def _parse_play(p: Any, where: str) -> Play:
         idx = _index(_req(body, "meld", f"{where}.release"), f"{where}.release.meld")
         return ReleasePlay(idx, _cards(_req(body, "cards", f"{where}.release"),
                                        f"{where}.release.cards", 1))
-    raise RecordError("invalid-record", f"{where}: unknown play {verb!r} (meld, build, release)", where)
+    raise RecordError("invalid-record", f"{where}: unknown play {verb!r} (meld, build, release, "
+                      "lay, shift)", where)
 
 
 def _parse_draw(d: Any, where: str, need_card: bool) -> Draw | None:
@@ -217,7 +266,7 @@ def _parse_draw(d: Any, where: str, need_card: bool) -> Draw | None:
 def parse_turn(t: Any, where: str = "turn", need_card: bool = True,
                players: Sequence[str] | None = None) -> Turn:
     """Read one turn (``player`` optional when ``players`` is None)."""
-    t = _obj(t, where, {"player", "draw", "plays", "discard", "restock"})
+    t = _obj(t, where, {"player", "call", "draw", "plays", "discard", "restock"})
     player = t.get("player", "")
     if players is not None or player:
         try:
@@ -237,17 +286,42 @@ def parse_turn(t: Any, where: str = "turn", need_card: bool = True,
     restock = None
     if t.get("restock") is not None:
         restock = _cards(t["restock"], f"{where}.restock")
-    return Turn(player, draw, plays, discard, restock)
+    call = _parse_call(t["call"], f"{where}.call", players) if t.get("call") is not None else None
+    return Turn(player, draw, plays, discard, restock, call)
+
+
+def _parse_call(c: Any, where: str, players: Sequence[str] | None) -> Call:
+    c = _obj(c, where, {"player", "granted", "penalty"})
+    try:
+        caller = player_id(_req(c, "player", where), f"{where}.player")
+    except PlayerIdError as exc:
+        raise RecordError(exc.code, str(exc), exc.field) from None
+    if players is not None and caller not in players:
+        raise RecordError("unknown-player", f"{where}.player: {caller!r} is not a player",
+                          f"{where}.player")
+    granted = _req(c, "granted", where)
+    if not isinstance(granted, bool):
+        raise RecordError("invalid-record", f"{where}.granted must be true or false",
+                          f"{where}.granted")
+    penalty = None
+    if c.get("penalty") is not None:  # [] is no card named, as when left out
+        penalty = _cards(c["penalty"], f"{where}.penalty", max_len=20) or None
+    return Call(caller, granted, penalty)
 
 
 def parse_record(data: Mapping[str, Any]) -> HandRecord:
     """Read a JSON hand record (SPEC §5). Raises :class:`RecordError`, or the engine's
     ``CardError`` / ``RuleSetError`` (each with a ``field``), for a malformed record."""
-    data = _obj(data, "record", {"ruleset", "players", "deal", "stock", "discard", "turns"})
+    data = _obj(data, "record", {"ruleset", "players", "deal", "stock", "discard", "turns",
+                                 "round"})
     spec = _req(data, "ruleset", "")
     rules = resolve(spec)
+    round_ = rules.check_round(data.get("round"))  # round-required / invalid-round (SPEC §5)
     players = _ids(_list(_req(data, "players", ""), "players", 1, 16), "players")
     check_seats(len(players), rules)  # the one seat rule (a ScoringError, player-count)
+    size = rules.deal_size(round_)  # a contract round's deal size (SPEC §3.1), else hand_size
+    decks, jokers = rules.deck_for(len(players))
+    deck_size = decks * 52 + jokers
     deal_in = _obj(_req(data, "deal", ""), "deal", None)
     if len(deal_in) > len(players):
         raise RecordError("invalid-record", "deal: more hands than players", "deal")
@@ -261,37 +335,63 @@ def parse_record(data: Mapping[str, Any]) -> HandRecord:
         if p not in deal_in:
             raise RecordError("deal-size", f"deal: {p!r} is dealt no cards", f"deal.{p}")
         cards = _cards(deal_in[p], f"deal.{p}")
-        if len(cards) != rules.hand_size:
+        if len(cards) != size:
             raise RecordError("deal-size", f"deal: {p!r} gets {len(cards)} cards, not "
-                              f"{rules.hand_size}", f"deal.{p}")
+                              f"{size}", f"deal.{p}")
         deal.append(cards)
-    stock = _cards(data["stock"], "stock", max_len=rules.deck_size) \
+    stock = _cards(data["stock"], "stock", max_len=deck_size) \
         if data.get("stock") is not None else None
-    discard = _cards(data.get("discard") or [], "discard", max_len=rules.deck_size)
+    discard = _cards(data.get("discard") or [], "discard", max_len=deck_size)
     everything = [c for h in deal for c in h] + list(stock or ()) + list(discard)
     try:
-        check_deck(everything, rules.decks, rules.jokers)
+        check_deck(everything, decks, jokers)
     except CardError as exc:
         raise exc.at("deal") from None
     turns = tuple(parse_turn(t, f"turns.{i}", stock is None, players)
                   for i, t in enumerate(_list(data.get("turns", []), "turns", 0, MAX_TURNS)))
-    return HandRecord(spec, rules, tuple(players), tuple(deal), stock, discard, turns)
+    if not rules.is_contract:
+        for i, t in enumerate(turns):
+            for j, play in enumerate(t.plays):
+                if isinstance(play, LayPlay):
+                    raise RecordError("invalid-record", "a lay (going down) is a play of contract "
+                                      "rule sets only (SPEC §3.1)", f"turns.{i}.plays.{j}")
+    return HandRecord(spec, rules, tuple(players), tuple(deal), stock, discard, turns, round_)
 
 
 # -- back to JSON ----------------------------------------------------------------------
 
 def play_to_data(p: Play) -> dict[str, Any]:
     if isinstance(p, MeldPlay):
-        cards = [str(c) for c in p.cards]
-        return {"meld": {"cards": cards, "kind": p.kind} if p.kind else cards}
+        return {"meld": _meld_data(p)}
     if isinstance(p, BuildPlay):
         return {"build": {"meld": p.meld, "cards": [
             {"card": str(c.token), "end": c.end} if c.end else str(c.token) for c in p.cards]}}
-    return {"release": {"meld": p.meld, "cards": [str(c) for c in p.cards]}}
+    if isinstance(p, ReleasePlay):
+        return {"release": {"meld": p.meld, "cards": [str(c) for c in p.cards]}}
+    if isinstance(p, LayPlay):
+        return {"lay": [_meld_data(x) for x in p.melds]}
+    shift: dict[str, Any] = {"meld": p.meld, "card": str(p.card)}
+    if p.end is not None:
+        shift["end"] = p.end
+    return {"shift": shift}
+
+
+def _meld_data(p: MeldPlay) -> list[str] | dict[str, Any]:
+    cards = [str(c) for c in p.cards]
+    return {"cards": cards, "kind": p.kind} if p.kind else cards
+
+
+def call_to_data(c: Call) -> dict[str, Any]:
+    out: dict[str, Any] = {"player": c.player, "granted": c.granted}
+    if c.penalty is not None:
+        out["penalty"] = [str(x) for x in c.penalty]
+    return out
 
 
 def turn_to_data(t: Turn) -> dict[str, Any]:
     out: dict[str, Any] = {"player": t.player}
+    if t.call is not None:
+        out["call"] = call_to_data(t.call)
     if t.restock is not None:
         out["restock"] = [str(c) for c in t.restock]
     if t.draw is not None:
@@ -308,6 +408,8 @@ def record_to_data(r: HandRecord) -> dict[str, Any]:
     """The canonical JSON form of a record (``parse_record`` reads it back unchanged)."""
     out: dict[str, Any] = {"ruleset": r.ruleset, "players": list(r.players),
                            "deal": {p: [str(c) for c in h] for p, h in zip(r.players, r.deal, strict=True)}}
+    if r.round is not None:
+        out["round"] = r.round
     if r.stock is not None:
         out["stock"] = [str(c) for c in r.stock]
     if r.discard:
@@ -316,6 +418,6 @@ def record_to_data(r: HandRecord) -> dict[str, Any]:
     return out
 
 
-__all__ = ["DISCARD", "MAX_TURNS", "STOCK", "BuildPlay", "Draw", "HandRecord", "MeldPlay", "Play",
-           "RecordError", "ReleasePlay", "Turn", "parse_record", "parse_turn", "play_to_data",
-           "record_to_data", "turn_to_data"]
+__all__ = ["DISCARD", "MAX_TURNS", "STOCK", "BuildPlay", "Call", "Draw", "HandRecord", "LayPlay",
+           "MeldPlay", "Play", "RecordError", "ReleasePlay", "ShiftPlay", "Turn", "call_to_data",
+           "parse_record", "parse_turn", "play_to_data", "record_to_data", "turn_to_data"]

@@ -67,19 +67,36 @@ How a turn is judged, precisely:
   S1/S3 "alle kaarten … in een keer"). A player who built or released in an
   earlier turn (where ``build_requires_opening`` is false) goes ``out``, as does
   one who goes out by builds alone, with no meld of their own (no first meld).
+* **Contract rule sets** (SPEC §3.1; the record carries ``round``). Going down
+  is the ``lay`` play, ruled by :func:`.contracts.lay`; before it a ``meld`` is
+  ``contract-not-met`` and a build ``build-before-opening``; after it a
+  ``meld`` or a second lay is ``contract-extra-meld`` (unless
+  ``melds_after_contract``). A ``shift`` is ruled by :func:`.shift.shift`
+  (``joker-not-shiftable``, down players only). A turn's ``call`` comes before
+  its draw (``call-not-allowed``, ``call-no-discard``, ``call-own-turn``,
+  ``call-own-discard``, ``call-after-down``, ``call-limit``, in that order; a
+  refusal by a down player who may not take the discard is
+  ``discard-after-down``); a granted caller takes the discard and the penalty
+  cards (named like a stock draw's: the stock's next cards, ``stock-mismatch``;
+  ``missing-card`` without a stock), then the draw must be from the stock, and
+  after a refused call from the discard pile (``call-refused-draw``). A down
+  player's discard pickup is ``discard-after-down`` and a joker discard
+  ``joker-discard`` where the rule set says so. Down-and-out is the special win.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import melds as m
 from .cards import Card, check_deck
 from .game import Game, IllegalPlay, Phase
-from .record import BuildPlay, HandRecord, MeldPlay, RecordError, Turn
+from .players import player_id, player_ids
+from .record import BuildPlay, HandRecord, LayPlay, MeldPlay, RecordError, ReleasePlay, Turn
 from .rules import RuleSet
 from .scoring import HandScore, score_hand
+from .solver import HandTooLarge
 from .violations import Violation
 
 # -- rulings ---------------------------------------------------------------------------
@@ -96,6 +113,11 @@ class HandState:
     opened: tuple[str, ...]
     turn: int  # index of the next turn (or of the turn in which the violation lies)
     next_player: str | None
+    # contract rule sets (SPEC §3.1): None / () in every other rule set
+    round: int | None = None
+    contract: str | None = None
+    down: tuple[str, ...] = ()
+    calls_made: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +163,10 @@ def _state(g: Game, turn: int) -> HandState:
         discard_count=len(g.discard_pile),
         opened=g.opened,
         turn=turn,
-        next_player=None if g.winner else g.players[turn % len(g.players)])
+        next_player=None if g.winner else g.players[turn % len(g.players)],
+        round=g.round, contract=g.contract,
+        down=g.opened if g.round is not None else (),
+        calls_made=g.calls_made if g.round is not None else ())
 
 
 def _play_turn(g: Game, i: int, turn: Turn, complete: bool) -> Violation | None:
@@ -151,8 +176,12 @@ def _play_turn(g: Game, i: int, turn: Turn, complete: bool) -> Violation | None:
     try:
         draw = turn.draw
         if draw is None:  # the turn stops before its draw
+            if turn.call is not None:
+                g.call(turn.call.player, turn.call.granted, turn.call.penalty)
             v = g.verify_end_turn()
             return None if v is None else Violation(v.code, v.params, {"turn": i, "play": None})
+        if turn.call is not None:
+            g.call(turn.call.player, turn.call.granted, turn.call.penalty)
         g.draw(draw.source, draw.card, turn.restock)
         for j, play in enumerate(turn.plays):
             if isinstance(play, MeldPlay):
@@ -162,8 +191,12 @@ def _play_turn(g: Game, i: int, turn: Turn, complete: bool) -> Violation | None:
                     g.open()
                 if isinstance(play, BuildPlay):
                     g.build(play.meld, play.cards)
-                else:
+                elif isinstance(play, ReleasePlay):
                     g.release(play.meld, play.cards)
+                elif isinstance(play, LayPlay):
+                    g.lay([(x.cards, x.kind) for x in play.melds])
+                else:
+                    g.shift(play.meld, play.card, play.end)
             if not g.cards_left and g.phase is not _OVER:
                 j = None
                 if g.phase is _OPENING:
@@ -193,7 +226,8 @@ def adjudicate(record: HandRecord, steps: list[HandState] | None = None) -> Adju
     (the adjudication's own ``state``).
     """
     rules = record.rules
-    g = Game(rules, record.players, record.deal, record.stock, record.discard)
+    g = Game(rules, record.players, record.deal, record.stock, record.discard,
+             round=record.round)
     if steps is not None:
         steps.append(_state(g, 0))
     last = len(record.turns) - 1
@@ -230,21 +264,57 @@ def finished_result(a: Adjudication) -> HandResult:
 
 
 def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], opened: bool,
-               discard_top: Card | None, turn: Turn, laid_before: bool = False) -> TurnCheck:
+               discard_top: Card | None, turn: Turn, laid_before: bool = False, *,
+               round: int | None = None, players: Sequence[str] | None = None,
+               down: Sequence[str] = (), calls_made: Mapping[str, int] | None = None
+               ) -> TurnCheck:
     """Rule on one complete turn without a record: ``hand`` is the player's hand before
     the draw, ``opened`` whether they have opened (laid their first melds) before,
     ``laid_before`` whether they built or released in an earlier turn of this hand
     without opening (then going out is ``out``, not special: SPEC §3); an opened
     player has laid before by definition.
-    A stock draw must name its card, which must not exceed the deck's copies."""
-    player = turn.player or "player"
-    turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock)
+    A stock draw must name its card, which must not exceed the deck's copies.
+
+    In a contract rule set (SPEC §3.1, §5) ``round`` is required; ``players`` are the
+    seats in turn order starting with the player whose turn it is (so the last seat
+    discarded ``discard_top``), ``down`` the other players who have gone down and
+    ``calls_made`` each player's granted calls this deal. Without ``players`` no call
+    is possible."""
+    round = rules.check_round(round)  # round-required / invalid-round
+    seats = player_ids(players, "players") if players else []
+    down = [player_id(p, f"down.{i}") for i, p in enumerate(down)]
+    calls_made = {player_id(p, f"calls_made.{p}"): n for p, n in (calls_made or {}).items()}
+    player = turn.player or (seats[0] if seats else "player")
+    if not seats:
+        seats = [player]
+    for where, names in (("down", down), ("calls_made", calls_made)):
+        for name in names:
+            if name not in seats:
+                raise RecordError("unknown-player", f"{where}: {name!r} is not one of players",
+                                  f"{where}.{name}")
+    if round is not None and len(hand) + 1 > rules.hand_cap(round):
+        raise HandTooLarge(rules, len(hand) + 1, "hand", rules.hand_cap(round))
+    turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
+    decks, jokers = rules.deck_for(len(players) if players else None)
     check_deck([c for meld in table for c in meld.physical()] + list(hand)
-               + ([discard_top] if discard_top else []), rules.decks, rules.jokers)
-    g = Game(rules, [player], [hand], None, [discard_top] if discard_top else [],
-             table, [player] if opened else [], [player] if laid_before else [])
-    violation = _play_turn(g, 0, turn, complete=True)
-    return TurnCheck(violation is None, violation, g.table, g.hand(player), player in g.opened,
+               + ([discard_top] if discard_top else []), decks, jokers)
+    hands: list[Sequence[Card]] = [hand if p == seats[0] else () for p in seats]
+    opened_now = [seats[0]] if opened else []
+    g = Game(rules, seats, hands, None, [discard_top] if discard_top else [],
+             table, [*opened_now, *(p for p in down if p != seats[0])],
+             [seats[0]] if laid_before else [], round=round, calls_made=calls_made,
+             discarded_by=seats[-1] if len(seats) > 1 and discard_top else None,
+             deck=(decks, jokers))
+    v = g.verify_actor(player)
+    try:
+        violation = (Violation(v.code, v.params, {"turn": 0, "play": None}) if v is not None
+                     else _play_turn(g, 0, turn, complete=True))
+    except RecordError as exc:  # located in the body's one turn, not a record's turns.0
+        if not exc.field.startswith("turns.0."):
+            raise
+        raise RecordError(exc.code, str(exc), "turn." + exc.field[len("turns.0."):]) from None
+    me = seats[0] if player not in g.players else player
+    return TurnCheck(violation is None, violation, g.table, g.hand(me), me in g.opened,
                      g.finish if violation is None else None)
 
 

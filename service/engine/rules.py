@@ -16,6 +16,7 @@ UnknownRuleSet: unknown rule set 'kaluki-52'
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,9 +57,50 @@ class UnknownParameter(RuleSetError):
 class InvalidParameter(RuleSetError):
     code = "invalid-parameter"
 
-    def __init__(self, name: str, reason: str) -> None:
+    involved: tuple[str, ...] = ()
+    """A contradiction's parameters: the error names the first of them the request sent."""
+
+    def __init__(self, name: str, reason: str, involved: tuple[str, ...] = ()) -> None:
         super().__init__(f"{name}: {reason}", field=f"ruleset.overrides.{name}", name=name,
                          reason=reason)
+        self.name = name
+        self.reason = reason
+        self.involved = involved
+
+
+def _contradiction(reason: str, *names: str) -> InvalidParameter:
+    """Values that contradict each other: named after the first of ``names`` the request
+    sent (:meth:`RuleSet.with_overrides` renames it), else the first."""
+    return InvalidParameter(names[0], reason, involved=names)
+
+
+class RoundError(EngineError):
+    """A ``round`` a contract rule set cannot take (SPEC §5, §3.1)."""
+
+    code = "invalid-round"
+
+
+class RoundRequired(RoundError):
+    """A contract rule set's request without ``round``."""
+
+    code = "round-required"
+
+    def __init__(self) -> None:
+        super().__init__("a contract rule set needs \"round\" (1-based: the deal, whose "
+                         "contract and deal size apply)", field="round")
+
+
+class InvalidRound(RoundError):
+    """A ``round`` outside 1..len(contracts), or one given to a rule set without contracts."""
+
+    code = "invalid-round"
+
+    def __init__(self, value: object, rounds: int) -> None:
+        if rounds:
+            message = f"round {value!r} is not a round of this rule set (1 to {rounds})"
+        else:
+            message = f"round {value!r}: this rule set has no contracts, so no rounds"
+        super().__init__(message, field="round", params={"round": value, "rounds": rounds})
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +110,26 @@ class CardValues:
     ace: int = 11
     face: int = 10
     joker: int = 25
+    ace_red: int | None = None
+    """Optional (contract rule sets): red aces (hearts, diamonds) count this and ``ace``
+    counts the black ones; None (absent from the published object): every ace is ``ace``."""
+
+    def published(self) -> dict[str, int]:
+        """The ``card_values`` object as published (``ace_red`` only when set)."""
+        out = {"ace": self.ace, "face": self.face, "joker": self.joker}
+        if self.ace_red is not None:
+            out["ace_red"] = self.ace_red
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRow:
+    """One row of ``deck_by_players``: up to ``players_max`` seats play with ``decks``
+    52-card decks and ``jokers`` jokers."""
+
+    players_max: int
+    decks: int
+    jokers: int
 
 
 class AceMode(StrEnum):
@@ -123,6 +185,7 @@ class SpecialWin(StrEnum):
     KALUKI = "kaluki"
     HUNT = "hunt"
     KALOOKIE = "kalookie"
+    DOWN_AND_OUT = "down-and-out"
 
 
 class ScoringMode(StrEnum):
@@ -139,6 +202,14 @@ class MatchEndMode(StrEnum):
     GOAL = "goal"
     ELIMINATION = "elimination"
     HANDS = "hands"
+    CONTRACTS = "contracts"
+
+
+class JokerShiftMode(StrEnum):
+    """Whether a run's joker may be shifted to its end (``joker_shift``, SPEC §3.1)."""
+
+    NONE = "none"
+    RUN_END = "run_end"
 
 
 REPRESENTED: Final = "represented"
@@ -155,6 +226,13 @@ FINAL_DISCARD_MODES = tuple(FinalDiscardMode)
 SPECIAL_WINS = tuple(SpecialWin)
 SCORING_MODES = tuple(ScoringMode)
 MATCH_END_MODES = tuple(MatchEndMode)
+JOKER_SHIFT_MODES = tuple(JokerShiftMode)
+
+CONTRACT_DEAL = "contract"
+"""``deal_sizes`` ``"contract"``: 3 cards per three and 4 per four of the round's contract."""
+MAX_CONTRACTS = 20
+MAX_CONTRACT_MELDS = 5
+MAX_DECK_ROWS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +245,7 @@ class Param:
     modes: type[StrEnum] | None = None  # a choice's values
     minimum: int = 0
     maximum: int = 10_000
+    nullable: bool = False  # null is a value too ("int": set_max)
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -177,13 +256,24 @@ class Param:
     def described(self) -> str:
         """The description with the values the parameter takes (``GET /v1/rulesets/{name}``)."""
         if self.kind == "int":
-            return f"{self.description}; an integer from {self.minimum:,} to {self.maximum:,}"
+            text = f"{self.description}; an integer from {self.minimum:,} to {self.maximum:,}"
+            return text + " or null" if self.nullable else text
         if self.kind == "bool":
             return f"{self.description}; true or false"
         if self.kind == "choice":
             return f"{self.description}; one of " + ", ".join(self.choices)
         if self.kind == "joker_value":
             return f"{self.description}; \"represented\" or an integer from 0 to 100"
+        if self.kind == "contracts":
+            return (f"{self.description}; null or a list of 1 to {MAX_CONTRACTS} strings of 1 to "
+                    f"{MAX_CONTRACT_MELDS} digits, each 3 (a three: a set) or 4 (a four: a run)")
+        if self.kind == "deal_sizes":
+            return (f"{self.description}; \"contract\" or a list of integers from 1 to 20, one "
+                    "per contract")
+        if self.kind == "deck_by_players":
+            return (f"{self.description}; null or a list of 1 to {MAX_DECK_ROWS} objects "
+                    "{players_max, decks, jokers}, players_max rising (2 to 8; the last row at "
+                    "least players_max), decks and jokers within their own parameters' ranges")
         return f"{self.description}; each an integer from 0 to 100"
 
 
@@ -191,11 +281,11 @@ PARAMS: tuple[Param, ...] = (
     Param("players_min", "int", "fewest players at the table", minimum=2, maximum=8),
     Param("players_max", "int", "most players at the table", minimum=2, maximum=8),
     Param("decks", "int", "standard 52-card decks shuffled together", minimum=1, maximum=4),
-    Param("jokers", "int", "jokers added to the decks", minimum=0, maximum=8),
+    Param("jokers", "int", "jokers added to the decks", minimum=0, maximum=16),
     Param("hand_size", "int", "cards dealt to each player", minimum=1, maximum=20),
     Param("set_min", "int", "fewest cards in a set", minimum=2, maximum=8),
-    Param("set_max", "int", "most cards in a set (at most 4 with distinct suits)", minimum=2,
-          maximum=8),
+    Param("set_max", "int", "most cards in a set (at most 4 with distinct suits; null: no limit)",
+          minimum=2, maximum=8, nullable=True),
     Param("set_distinct_suits", "bool", "no two cards of one suit in a set (jokers fill missing suits)"),
     Param("set_min_naturals", "int", "natural (non-joker) cards a set needs", minimum=1, maximum=8),
     Param("run_min_naturals", "int", "natural (non-joker) cards a run needs", minimum=1, maximum=13),
@@ -230,7 +320,8 @@ PARAMS: tuple[Param, ...] = (
     Param("special_win", "choice", "name of the one-turn win: every card laid in the turn of one's "
           "first meld", SpecialWin),
     Param("card_values", "card_values", "penalty values of cards left in hand: ace, face (T J Q K) "
-          "and joker; 2-9 count face value"),
+          "and joker, and optionally ace_red (red aces count ace_red, black ones ace); 2-9 count "
+          "face value"),
     Param("scoring", "choice", "end-of-hand scoring: winner_collects, bonus_penalty or penalty "
           "(SPEC §6)", ScoringMode),
     Param("out_bonus", "int", "bonus_penalty: the winner's points for going out", maximum=10_000),
@@ -240,7 +331,8 @@ PARAMS: tuple[Param, ...] = (
     Param("special_flat", "int", "winner_collects: points each loser loses after a special win",
           maximum=10_000),
     Param("match_end", "choice", "how a match ends: goal (first to goal_points), elimination (over "
-          "elimination_over penalty is out) or hands (after match_hands hands)", MatchEndMode),
+          "elimination_over penalty is out), hands (after match_hands hands) or contracts (after "
+          "the last contract's deal, lowest total wins)", MatchEndMode),
     Param("goal_points", "int", "goal: points that win the match", minimum=1, maximum=1_000_000),
     Param("elimination_over", "int", "elimination: a player whose penalty exceeds this is out",
           minimum=1, maximum=1_000_000),
@@ -250,6 +342,29 @@ PARAMS: tuple[Param, ...] = (
     Param("buy_ins_max", "int", "buy-ins allowed per player in a match", minimum=1, maximum=100),
     Param("buy_in_min_players", "int", "a buy-in needs at least this many players at the table, "
           "counting the one buying in (3: never head to head)", minimum=2, maximum=100),
+    # contract rule sets (SPEC §3.1); the defaults leave every other rule set as it was
+    Param("contracts", "contracts", "the deals' contracts in order, each a string of digits: 3 "
+          "a three (set), 4 a four (run); null: no contracts (an opening instead)"),
+    Param("deal_sizes", "deal_sizes", "cards dealt per round: \"contract\" (3 per three and 4 "
+          "per four of the round's contract) or one number per round"),
+    Param("deck_by_players", "deck_by_players", "the deck by seats: the first row whose "
+          "players_max is at least the seat count gives decks and jokers (no seat count: the "
+          "last row); null: decks and jokers"),
+    Param("contract_distinct", "bool", "a contract's threes are of different ranks and its fours "
+          "of different suits"),
+    Param("melds_after_contract", "bool", "after going down a player may lay further melds of "
+          "their own (false: only build)"),
+    Param("run_jokers_adjacent", "bool", "two jokers may stand side by side in a run"),
+    Param("joker_shift", "choice", "none, or run_end: the holder of the natural a run's joker "
+          "stands for may lay it in the joker's place and move the joker to an end of that run",
+          JokerShiftMode),
+    Param("joker_discard", "bool", "a joker may be discarded"),
+    Param("call_max", "int", "calls (asking for the discard out of turn) a player may make in "
+          "one deal (0: no calls)", minimum=0, maximum=10),
+    Param("call_penalty_cards", "int", "cards a granted caller also takes from the stock",
+          minimum=0, maximum=5),
+    Param("discard_after_down", "bool", "a player who has gone down (opened) may take the "
+          "discard pile's top card"),
 )
 PARAMS_BY_NAME: Mapping[str, Param] = MappingProxyType({p.name: p for p in PARAMS})
 
@@ -278,6 +393,9 @@ class MatchEnd:
     buy_ins: bool = False
     buy_ins_max: int = 1
     buy_in_min_players: int = 3
+    rounds: int = 0
+    """``contracts``: the deals a match plays, the rule set's ``len(contracts)`` (no
+    parameter of its own: :class:`RuleSet` and :func:`.match.match_end_of` set it)."""
 
     def __post_init__(self) -> None:
         for name in MATCH_END_PARAMS:
@@ -290,14 +408,20 @@ class MatchEnd:
         return self.mode if name == "match_end" else getattr(self, name)
 
     def to_dict(self) -> dict[str, Any]:
-        """The published form: ``{"match_end": "goal", "goal_points": 500, ...}``."""
-        return {name: self.mode.value if name == "match_end" else getattr(self, name)
-                for name in MATCH_END_PARAMS}
+        """The published form: ``{"match_end": "goal", "goal_points": 500, ...}`` (and
+        ``rounds`` for ``contracts``)."""
+        out = {name: self.mode.value if name == "match_end" else getattr(self, name)
+               for name in MATCH_END_PARAMS}
+        if self.mode is MatchEndMode.CONTRACTS:
+            out["rounds"] = self.rounds
+        return out
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> MatchEnd:
         """Read :meth:`to_dict`'s form (a key left out takes its default)."""
-        return cls().with_overrides(values)
+        end = cls().with_overrides(values)
+        rounds = values.get("rounds", 0)
+        return dataclasses.replace(end, rounds=rounds) if _is_int(rounds) and rounds else end
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> MatchEnd:
         """These values (by published name) in place of this one's; :class:`InvalidParameter`
@@ -319,7 +443,7 @@ class RuleSet:
     jokers: int = 2
     hand_size: int = 13
     set_min: int = 3
-    set_max: int = 4
+    set_max: int | None = 4
     set_distinct_suits: bool = True
     set_min_naturals: int = 1
     run_min_naturals: int = 1
@@ -345,18 +469,33 @@ class RuleSet:
     special_multiplier: int = 1
     special_flat: int = 0
     match_end: MatchEnd = field(default_factory=MatchEnd)
+    # contract rule sets (SPEC §3.1)
+    contracts: tuple[str, ...] | None = None
+    deal_sizes: str | tuple[int, ...] = CONTRACT_DEAL
+    deck_by_players: tuple[DeckRow, ...] | None = None
+    contract_distinct: bool = False
+    melds_after_contract: bool = True
+    run_jokers_adjacent: bool = True
+    joker_shift: JokerShiftMode = JokerShiftMode.NONE
+    joker_discard: bool = True
+    call_max: int = 0
+    call_penalty_cards: int = 1
+    discard_after_down: bool = True
 
     def __post_init__(self) -> None:
         for p in PARAMS:
             if p.name in MATCH_END_PARAMS:
                 continue  # checked by MatchEnd itself
             v = getattr(self, p.name)
+            if isinstance(v, list):  # a list given in Python: held as a tuple (hashable)
+                v = _normalise(p, v)
+                object.__setattr__(self, p.name, v)
             _check(p, v)
             if p.modes is not None and type(v) is not p.modes:
                 object.__setattr__(self, p.name, p.modes(v))  # "around" -> AceMode.AROUND
         if self.players_min > self.players_max:
             raise InvalidParameter("players_min", "must not exceed players_max")
-        if self.set_min > self.set_max:
+        if self.set_max is not None and self.set_min > self.set_max:
             raise InvalidParameter("set_min", "must not exceed set_max")
         if self.run_min > self.run_max:
             raise InvalidParameter("run_min", "must not exceed run_max")
@@ -366,8 +505,47 @@ class RuleSet:
             raise InvalidParameter("set_min_naturals", "must not exceed set_min")
         if self.run_min_naturals > self.run_min:
             raise InvalidParameter("run_min_naturals", "must not exceed run_min")
-        if self.players_max * self.hand_size >= self.decks * 52 + self.jokers:
-            raise InvalidParameter("hand_size", "the deck cannot deal this many cards to every seat")
+        self._check_contracts()
+        if self.match_end.rounds != self.rounds:
+            object.__setattr__(self, "match_end", dataclasses.replace(self.match_end,
+                                                                      rounds=self.rounds))
+        if self.deck_by_players is None:
+            if self.players_max * self.largest_deal >= self.decks * 52 + self.jokers:
+                raise _contradiction("the deck cannot deal this many cards to every seat",
+                                     "hand_size", "decks", "jokers", "players_max",
+                                     "deck_by_players", "contracts", "deal_sizes")
+
+    def _check_contracts(self) -> None:
+        """The contract parameters against each other and the deck (SPEC §3.1)."""
+        if self.contracts is None:
+            if self.deal_sizes != CONTRACT_DEAL:
+                raise _contradiction("needs contracts (one deal size per contract)",
+                                     "deal_sizes", "contracts")
+            if self.match_end.mode is MatchEndMode.CONTRACTS:
+                raise _contradiction("match_end contracts needs contracts", "match_end",
+                                     "contracts")
+        else:
+            if self.deal_sizes != CONTRACT_DEAL and len(self.deal_sizes) != len(self.contracts):
+                raise _contradiction(f"must give one deal size per contract "
+                                     f"({len(self.contracts)})", "deal_sizes", "contracts")
+            if self.match_end.mode is not MatchEndMode.CONTRACTS:
+                raise _contradiction("a contract rule set's match ends after its last contract "
+                                     "(match_end contracts)", "match_end", "contracts")
+        rows = self.deck_by_players
+        if rows is None:
+            return
+        if (self.decks, self.jokers) != (rows[0].decks, rows[0].jokers):
+            raise _contradiction("decks and jokers must equal deck_by_players' first row",
+                                 "decks", "jokers", "deck_by_players")
+        if rows[-1].players_max < self.players_max:
+            raise _contradiction("the last row must seat players_max", "deck_by_players",
+                                 "players_max")
+        deal = self.largest_deal
+        for row in rows:
+            if row.players_max * deal >= row.decks * 52 + row.jokers:
+                raise _contradiction(f"{row.decks} decks and {row.jokers} jokers cannot deal "
+                                     f"{deal} cards to {row.players_max} seats",
+                                     "deck_by_players", "contracts", "deal_sizes", "hand_size")
 
     # -- derived, rules-book helpers -------------------------------------------------
     @property
@@ -381,15 +559,113 @@ class RuleSet:
 
     @property
     def effective_set_max(self) -> int:
-        return min(self.set_max, 4) if self.set_distinct_suits else self.set_max
+        """The most cards a set may hold: ``set_max`` (null: every copy of a rank in the
+        largest deck, plus its jokers), at most 4 with distinct suits."""
+        if self.set_max is None:
+            decks, jokers = self.deck_for(None)
+            most = 4 * decks + jokers
+        else:
+            most = self.set_max
+        return min(most, 4) if self.set_distinct_suits else most
 
-    def natural_value(self, rank: int) -> int:
-        """A natural card's value (ace high): ace, face or pip value."""
+    def natural_value(self, rank: int, suit: str | None = None) -> int:
+        """A natural card's value (ace high): ace, face or pip value. With
+        ``card_values.ace_red`` a red ace (suit ``h`` or ``d``) counts that; a rank
+        without its suit counts as a black ace."""
         if rank == 1:
+            if self.card_values.ace_red is not None and suit in ("h", "d"):
+                return self.card_values.ace_red
             return self.card_values.ace
         if rank >= 10:
             return self.card_values.face
         return rank
+
+    # -- contract rule sets (SPEC §3.1) ----------------------------------------------
+    @property
+    def is_contract(self) -> bool:
+        """A contract rule set: ``contracts`` is a list (going down replaces the opening)."""
+        return self.contracts is not None
+
+    @property
+    def rounds(self) -> int:
+        """Deals in a contract match: ``len(contracts)`` (0 without contracts)."""
+        return len(self.contracts) if self.contracts is not None else 0
+
+    def check_round(self, value: object) -> int | None:
+        """A request's ``round``, checked: None for a rule set without contracts (which
+        takes none), else 1..:attr:`rounds`. :class:`RoundRequired` when a contract rule
+        set gets none, :class:`InvalidRound` for anything else out of place."""
+        if self.contracts is None:
+            if value is None:
+                return None
+            raise InvalidRound(value, 0)
+        if value is None:
+            raise RoundRequired()
+        if not _is_int(value) or not 1 <= value <= len(self.contracts):  # type: ignore[operator]
+            raise InvalidRound(value, len(self.contracts))
+        assert isinstance(value, int)
+        return value
+
+    def contract_text(self, round: int) -> str:
+        """The round's contract as published, e.g. ``"3344"`` (:class:`InvalidRound`
+        outside 1..:attr:`rounds`)."""
+        r = self.check_round(round)
+        assert self.contracts is not None and r is not None
+        return self.contracts[r - 1]
+
+    def contract(self, round: int) -> tuple[int, int]:
+        """The round's contract as ``(threes, fours)``: ``"3344"`` is ``(2, 2)``."""
+        text = self.contract_text(round)
+        return text.count("3"), text.count("4")
+
+    def deal_size(self, round: int | None = None) -> int:
+        """Cards dealt to each player: in a contract rule set the round's (``deal_sizes``),
+        else ``hand_size``."""
+        if self.contracts is None:
+            if round is not None:
+                raise InvalidRound(round, 0)
+            return self.hand_size
+        r = self.check_round(round)
+        assert r is not None
+        if self.deal_sizes == CONTRACT_DEAL:
+            threes, fours = self.contract(r)
+            return 3 * threes + 4 * fours
+        assert isinstance(self.deal_sizes, tuple)
+        return self.deal_sizes[r - 1]
+
+    @property
+    def largest_deal(self) -> int:
+        """The most cards any round deals (``hand_size`` without contracts)."""
+        if self.contracts is None:
+            return self.hand_size
+        return max(self.deal_size(r) for r in range(1, len(self.contracts) + 1))
+
+    def hand_cap(self, round: int | None = None) -> int:
+        """The most cards a hand may hold (``hand-too-large`` beyond): ``hand_size + 1``;
+        in a contract rule set the round's deal size + 1 + ``call_max`` × (1 +
+        ``call_penalty_cards``); with no round the largest deal's."""
+        if self.contracts is None:
+            return self.hand_size + 1
+        deal = self.largest_deal if round is None else self.deal_size(round)
+        return deal + 1 + self.call_max * (1 + self.call_penalty_cards)
+
+    def deck_for(self, players: int | None = None) -> tuple[int, int]:
+        """``(decks, jokers)`` for this many seats: the first ``deck_by_players`` row whose
+        ``players_max`` is at least ``players``; None (a request without a players list):
+        the last row. Without ``deck_by_players``: ``(decks, jokers)``."""
+        rows = self.deck_by_players
+        if rows is None:
+            return self.decks, self.jokers
+        if players is not None:
+            for row in rows:
+                if row.players_max >= players:
+                    return row.decks, row.jokers
+        return rows[-1].decks, rows[-1].jokers
+
+    def deck_size_for(self, players: int | None = None) -> int:
+        """Cards in :meth:`deck_for`'s deck."""
+        decks, jokers = self.deck_for(players)
+        return decks * 52 + jokers
 
     def param(self, name: str) -> Any:
         """A parameter's value by its published name (the match-end ones from
@@ -404,9 +680,13 @@ class RuleSet:
         for p in PARAMS:
             v = self.param(p.name)
             if isinstance(v, CardValues):
-                v = dataclasses.asdict(v)
+                v = v.published()
             elif isinstance(v, StrEnum):
                 v = v.value  # a plain string, as the contract writes it
+            elif p.kind == "deck_by_players" and v is not None:
+                v = [dataclasses.asdict(row) for row in v]
+            elif isinstance(v, tuple):
+                v = list(v)
             out[p.name] = v
         return out
 
@@ -417,6 +697,8 @@ class RuleSet:
                 raise UnknownParameter(str(key))
             if key == "card_values":
                 value = _card_values(value, self.card_values)
+            else:
+                value = _normalise(PARAMS_BY_NAME[key], value)
             changes[key] = value
         for p in PARAMS:  # every value checked in the parameters' order: the first bad one is named
             if p.name in changes:
@@ -424,7 +706,13 @@ class RuleSet:
         end = {k: changes.pop(k) for k in MATCH_END_PARAMS if k in changes}
         if end:
             changes["match_end"] = self.match_end.with_overrides(end)
-        return dataclasses.replace(self, name=name or self.name, **changes)
+        try:
+            return dataclasses.replace(self, name=name or self.name, **changes)
+        except InvalidParameter as exc:  # a contradiction names a parameter the request sent
+            sent = [n for n in exc.involved if n in overrides]
+            if sent and exc.name not in overrides:
+                raise InvalidParameter(sent[0], exc.reason, exc.involved) from None
+            raise
 
 
 def check_param(name: str, value: object) -> None:
@@ -436,7 +724,66 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _normalise(p: Param, v: object) -> object:
+    """A JSON value in the form a :class:`RuleSet` holds (lists as tuples, rows as
+    :class:`DeckRow`); anything else is left for :func:`_check` to refuse."""
+    if p.kind in ("contracts", "deal_sizes") and isinstance(v, list):
+        return tuple(v)
+    if p.kind == "deck_by_players" and isinstance(v, list):
+        if len(v) > MAX_DECK_ROWS:
+            raise InvalidParameter(p.name, f"has at most {MAX_DECK_ROWS} rows")
+        rows = []
+        for i, row in enumerate(v):
+            if isinstance(row, DeckRow):
+                rows.append(row)
+                continue
+            if not isinstance(row, Mapping) or set(row) != {"players_max", "decks", "jokers"}:
+                raise InvalidParameter(p.name, f"row {i} must be an object {{players_max, decks, "
+                                       "jokers}")
+            for key, param in (("players_max", "players_max"), ("decks", "decks"),
+                               ("jokers", "jokers")):
+                try:
+                    _check(PARAMS_BY_NAME[param], row[key])
+                except InvalidParameter as exc:
+                    raise InvalidParameter(p.name, f"row {i}: {key} {exc.reason}") from None
+            rows.append(DeckRow(row["players_max"], row["decks"], row["jokers"]))
+        return tuple(rows)
+    return v
+
+
 def _check(p: Param, v: object) -> None:
+    if p.nullable and v is None:
+        return
+    if p.kind == "contracts":
+        if v is None:
+            return
+        if not isinstance(v, tuple) or not 1 <= len(v) <= MAX_CONTRACTS:
+            raise InvalidParameter(p.name, f"must be null or a list of 1 to {MAX_CONTRACTS} "
+                                   "contracts")
+        for c in v:
+            if not isinstance(c, str) or not 1 <= len(c) <= MAX_CONTRACT_MELDS \
+                    or set(c) - {"3", "4"}:
+                raise InvalidParameter(p.name, f"{c!r} is no contract: 1 to {MAX_CONTRACT_MELDS} "
+                                       "digits, each 3 (a three) or 4 (a four)")
+        return
+    if p.kind == "deal_sizes":
+        if v == CONTRACT_DEAL:
+            return
+        if not isinstance(v, tuple) or not 1 <= len(v) <= MAX_CONTRACTS \
+                or not all(_is_int(n) and 1 <= n <= 20 for n in v):
+            raise InvalidParameter(p.name, "must be \"contract\" or a list of integers from 1 "
+                                   "to 20, one per contract")
+        return
+    if p.kind == "deck_by_players":
+        if v is None:
+            return
+        if not isinstance(v, tuple) or not v or not all(isinstance(r, DeckRow) for r in v):
+            raise InvalidParameter(p.name, "must be null or a list of rows {players_max, decks, "
+                                   "jokers}")
+        for a, b in zip(v, v[1:], strict=False):
+            if b.players_max <= a.players_max:
+                raise InvalidParameter(p.name, "rows' players_max must rise")
+        return
     if p.kind == "int":
         if not _is_int(v):
             raise InvalidParameter(p.name, "must be an integer")
@@ -460,10 +807,12 @@ def _check(p: Param, v: object) -> None:
 def _card_values(value: object, current: CardValues) -> CardValues:
     if not isinstance(value, Mapping):
         raise InvalidParameter("card_values", "must be an object {ace, face, joker}")
-    unknown = set(value) - {"ace", "face", "joker"}
+    unknown = set(value) - {"ace", "face", "joker", "ace_red"}
     if unknown:
         raise InvalidParameter("card_values", f"unknown key {sorted(unknown)[0]!r}")
     for k, v in value.items():
+        if k == "ace_red" and v is None:
+            continue  # null takes ace_red away: every ace counts ace
         if not _is_int(v) or not 0 <= v <= 100:
             raise InvalidParameter("card_values", f"{k} must be an integer 0-100")
     return dataclasses.replace(current, **dict(value))
@@ -544,8 +893,40 @@ KALOOKI_40 = RuleSet(
     match_end=MatchEnd(MatchEndMode.ELIMINATION, elimination_over=150, buy_ins=False),
 )
 
+KALOOKI_JAMAICA = RuleSet(
+    name="kalooki-jamaica",
+    source="Jamaican contract Kalooki (Wikipedia \"Kalooki\"; pagat.com \"Caribbean Kalooki\"; "
+           "denexa.com; kalooki.net; gamerules.com; superkalooki.com rules): nine contracts, "
+           "threes with repeated suits, fours without adjacent jokers, calls, joker shift, "
+           "lowest total after nine deals",
+    players_min=3, players_max=8,
+    decks=2, jokers=4,  # deck_by_players' first row (3-4 seats)
+    hand_size=16,  # the largest deal (4444)
+    set_min=3, set_max=None, set_distinct_suits=False, set_min_naturals=2,
+    run_min=4, run_max=13, run_min_naturals=2,
+    ace=AceMode.HIGH_OR_LOW,
+    ace_low_value=15,  # not used: a contract meld counts each ace by its colour wherever it stands
+    opening_min_points=0, joker_opening_value=REPRESENTED,
+    build_requires_opening=True,  # tacking on only after going down (that turn or later)
+    discard_pickup=PickupMode.FREE,
+    release_set=ReleaseSetMode.NEVER, release_closed_four=False, release_run=ReleaseRunMode.NEVER,
+    release_requires_opening=True,
+    released_joker=ReleasedJokerMode.ANY_MELD,
+    final_discard=FinalDiscardMode.OPTIONAL,
+    special_win=SpecialWin.DOWN_AND_OUT,
+    card_values=CardValues(ace=15, face=10, joker=50, ace_red=1),
+    scoring=ScoringMode.PENALTY, special_multiplier=1,
+    match_end=MatchEnd(MatchEndMode.CONTRACTS),
+    contracts=("333", "334", "344", "444", "3333", "3334", "3344", "3444", "4444"),
+    deal_sizes=CONTRACT_DEAL,
+    deck_by_players=(DeckRow(4, 2, 4), DeckRow(6, 3, 8), DeckRow(8, 4, 10)),
+    contract_distinct=True, melds_after_contract=False, run_jokers_adjacent=False,
+    joker_shift=JokerShiftMode.RUN_END, joker_discard=False,
+    call_max=3, call_penalty_cards=1, discard_after_down=False,
+)
+
 CATALOG: Mapping[str, RuleSet] = MappingProxyType(
-    {r.name: r for r in (KALUKI_51, KALUKI_HUNT, KALUKI_UK, KALOOKI_40)})
+    {r.name: r for r in (KALUKI_51, KALUKI_HUNT, KALUKI_UK, KALOOKI_40, KALOOKI_JAMAICA)})
 
 
 def resolve(spec: object) -> RuleSet:
@@ -581,6 +962,12 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
     # the type name keeps True and 1 apart in the cache key (True == 1 in Python)
     items = []
     for k, v in sorted(overrides.items()):
+        if PARAMS_BY_NAME[k].kind in _LIST_KINDS and isinstance(v, list):
+            try:  # JSON text: hashable, and keeps true and 1 apart
+                items.append((k, "json", json.dumps(v, sort_keys=True, allow_nan=False)))
+            except (TypeError, ValueError):
+                raise InvalidParameter(str(k), "must be JSON data") from None
+            continue
         if isinstance(v, Mapping):
             if not all(_is_scalar(x) for x in v.values()):
                 raise InvalidParameter(str(k), "takes no nested objects or lists")
@@ -591,6 +978,9 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
     return tuple(items)
 
 
+_LIST_KINDS = frozenset({"contracts", "deal_sizes", "deck_by_players"})
+
+
 def _is_scalar(v: object) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
@@ -599,5 +989,6 @@ def _is_scalar(v: object) -> bool:
 def _derive(base: str, frozen: tuple[tuple[str, str, Any], ...]) -> RuleSet:
     if base not in CATALOG:
         raise UnknownRuleSet(base)
-    overrides = {k: {a: b for a, _, b in v} if isinstance(v, tuple) else v for k, _, v in frozen}
+    overrides = {k: json.loads(v) if t == "json" else {a: b for a, _, b in v}
+                 if isinstance(v, tuple) else v for k, t, v in frozen}
     return CATALOG[base].with_overrides(overrides, name=base + ("+custom" if overrides else ""))

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from . import contracts
 from . import melds as m
 from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
 from .errors import EngineError
@@ -64,7 +65,7 @@ def deck_at(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
     """The cards can all come from one deck of the rule set (else ``impossible-cards``
     at ``field``)."""
     try:
-        check_deck(cards, rules.decks, rules.jokers)
+        check_deck(cards, *rules.deck_for(None))  # no seat count: the largest deck (SPEC §3.1)
     except CardError as exc:
         raise exc.at(field) from None
 
@@ -110,9 +111,11 @@ class OpeningAnswer:
 
     valid: bool
     points: int
-    threshold: int
+    threshold: int | None
     melds: tuple[Shown | None, ...]
     violations: tuple[Violation, ...]
+    contract: str | None = None
+    """With a round (a lay): the round's contract, its digits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,15 +158,25 @@ def rule_meld(ruleset: object, cards: Sequence[object], kind: str | None = None)
                       tuple(shown(a, rules) for a in r.alternatives), tuple(r.violations))
 
 
-def rule_opening(ruleset: object, melds: Sequence[Mapping[str, Any]]) -> OpeningAnswer:
-    """Do these melds, laid together as a first meld, reach the opening threshold?
-    ``melds``: each ``{"cards": [...], "kind": "set" | "run" | None}``."""
+def rule_opening(ruleset: object, melds: Sequence[Mapping[str, Any]],
+                 round_: int | None = None) -> OpeningAnswer:
+    """Do these melds, laid together as a first meld, reach the opening threshold? In a
+    contract rule set (``round_``) they are a lay, checked against the round's contract
+    (SPEC §3.1: ``threshold`` None, ``contract`` its digits). ``melds``: each
+    ``{"cards": [...], "kind": "set" | "run" | None}``."""
     rules = rules_at(ruleset)
     token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(melds)]
     if sum(len(t) for t in token_lists) > MAX_CARDS:
         raise EngineError("too many cards", code="validation-error", field="melds")
+    round_ = rules.check_round(round_)  # round-required / invalid-round
     deck_at(m.opening_deck(token_lists), rules, "melds")
-    r = m.opening(token_lists, rules, [e.get("kind") for e in melds])
+    kinds = [e.get("kind") for e in melds]
+    if round_ is not None:
+        lay = contracts.lay(token_lists, rules, round_, kinds)
+        return OpeningAnswer(lay.valid, lay.points, None,
+                             tuple(shown(x, rules) if x else None for x in lay.melds),
+                             tuple(lay.violations), lay.contract)
+    r = m.opening(token_lists, rules, kinds)
     return OpeningAnswer(r.valid, r.points, r.threshold,
                          tuple(shown(x, rules) if x else None for x in r.melds),
                          tuple(r.violations))
@@ -195,10 +208,14 @@ def rule_release(ruleset: object, meld: Sequence[object], cards: Sequence[object
 
 
 def score(ruleset: object | RuleSet, winner: str, finish: str,
-          players: Sequence[Mapping[str, Any]]) -> HandScore:
+          players: Sequence[Mapping[str, Any]], round_: int | None = None) -> HandScore:
     """Score a finished hand from the cards each player still holds (SPEC §6).
-    ``players``: each ``{"id", "cards"}``; a match ledger passes its resolved rule set."""
+    ``players``: each ``{"id", "cards"}``; a match ledger passes its resolved rule set
+    (and checks the round itself). ``round_``, optional in a contract rule set, must be
+    one of its rounds (``invalid-round``)."""
     rules = ruleset if isinstance(ruleset, RuleSet) else rules_at(ruleset)
+    if round_ is not None:
+        rules.check_round(round_)
     hands = [(p["id"], cards_at(p["cards"], f"players.{i}.cards")) for i, p in enumerate(players)]
     try:
         return score_hand(rules, winner, finish, hands)
@@ -206,12 +223,14 @@ def score(ruleset: object | RuleSet, winner: str, finish: str,
         raise exc.at("players") from None
 
 
-def analyze(ruleset: object, cards: Sequence[object], opened: bool = False) -> AnalysisAnswer:
-    """The best arrangement of a hand, found exactly (SPEC §5 ``/hands/analyze``)."""
+def analyze(ruleset: object, cards: Sequence[object], opened: bool = False,
+            round_: int | None = None) -> AnalysisAnswer:
+    """The best arrangement of a hand, found exactly (SPEC §5 ``/hands/analyze``); in a
+    contract rule set ``round_`` picks the contract (SPEC §3.1)."""
     rules = rules_at(ruleset)
     hand = cards_at(cards, "cards")
     try:
-        a = solve(hand, rules, opened)
+        a = solve(hand, rules, opened, round=round_)
     except HandTooLarge as exc:
         raise exc.at("cards") from None
     return AnalysisAnswer(tuple(shown(x, rules) for x in a.melds), a)

@@ -55,7 +55,7 @@ class ScoringError(EngineError):
 
 def card_value(card: Card, rules: RuleSet) -> int:
     """Penalty value of a card left in hand: jokers at ``card_values.joker``."""
-    return rules.card_values.joker if card.is_joker else rules.natural_value(card.rank)
+    return rules.card_values.joker if card.is_joker else rules.natural_value(card.rank, card.suit)
 
 
 def hand_value(cards: Iterable[Card], rules: RuleSet) -> int:
@@ -105,7 +105,7 @@ def score_hand(rules: RuleSet, winner: str, finish: str,
         raise ScoringError("unknown-winner", f"the winner {winner!r} is not a player", field="winner")
     if finish not in FINISHES:
         raise ScoringError("invalid-finish", "finish is \"out\" or \"special\"", field="finish")
-    check_deck((c for _, cards in players for c in cards), rules.decks, rules.jokers)
+    check_deck((c for _, cards in players for c in cards), *rules.deck_for(len(ids)))
     held = dict(players)
     if held[winner]:
         raise ScoringError("winner-holds-cards", f"the winner {winner!r} still holds "

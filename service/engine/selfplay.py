@@ -25,7 +25,7 @@ from . import melds as m
 from .cards import JOKER, Card, MeldCard, full_deck
 from .game import Game, Phase
 from .record import DISCARD, STOCK
-from .rules import FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
+from .rules import AceMode, FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
 
 
 def _find_melds(hand: list[Card], rules: RuleSet, rng: random.Random) -> list[list[Card]]:
@@ -73,19 +73,22 @@ class Bot:
     """Plays one hand; :meth:`record` is the resulting hand record (JSON form)."""
 
     def __init__(self, rules: RuleSet, players: Sequence[str], seed: int,
-                 ruleset: Any = None, max_turns: int = 150) -> None:
+                 ruleset: Any = None, max_turns: int = 150, round: int | None = None) -> None:
         self.rules = rules
         self.rng = random.Random(seed)
         self.players = list(players)
-        deck = full_deck(rules.decks, rules.jokers)
+        if rules.is_contract and round is None:
+            round = 1 + seed % rules.rounds
+        self.round = round
+        deck = full_deck(*rules.deck_for(len(self.players)))
         self.rng.shuffle(deck)
-        n = rules.hand_size
+        n = rules.deal_size(round)
         self.deal = {p: deck[i * n:(i + 1) * n] for i, p in enumerate(players)}
         rest = deck[len(players) * n:]
         self.start_pile = [rest[0]]
         self.start_stock = rest[1:]  # top first
         self.game = Game(rules, self.players, [self.deal[p] for p in self.players],
-                         self.start_stock, self.start_pile)
+                         self.start_stock, self.start_pile, round=round)
         # each player's cards in the order the bot holds them (the game holds them sorted)
         self.hands = {p: list(h) for p, h in self.deal.items()}
         self.turns: list[dict[str, Any]] = []
@@ -93,17 +96,21 @@ class Bot:
         self.max_turns = max_turns
         self.before_discard: list[Counter[Card]] = []  # per turn: the hand just before the discard
         self.taken: list[Card | None] = []  # per turn: the card taken from the discard pile
+        self.down_at: list[bool] = []  # contract rule sets, per turn: the player was down before it
 
     @property
     def winner(self) -> str | None:
         return self.game.winner
 
     def record(self) -> dict[str, Any]:
-        return {"ruleset": self.ruleset, "players": self.players,
-                "deal": {p: [str(c) for c in h] for p, h in self.deal.items()},
-                "stock": [str(c) for c in self.start_stock],
-                "discard": [str(c) for c in self.start_pile],
-                "turns": self.turns}
+        out = {"ruleset": self.ruleset, "players": self.players,
+               "deal": {p: [str(c) for c in h] for p, h in self.deal.items()},
+               "stock": [str(c) for c in self.start_stock],
+               "discard": [str(c) for c in self.start_pile],
+               "turns": self.turns}
+        if self.round is not None:
+            out["round"] = self.round
+        return out
 
     def play(self) -> dict[str, Any]:
         for i in range(self.max_turns):
@@ -116,6 +123,8 @@ class Bot:
 
     # -- one turn ------------------------------------------------------------------------
     def turn(self, p: str) -> bool:
+        if self.rules.is_contract:
+            return self.contract_turn(p)
         rules, rng, hand, game = self.rules, self.rng, self.hands[p], self.game
         t: dict[str, Any] = {"player": p}
         taken = None
@@ -290,6 +299,224 @@ class Bot:
             if ruling.valid:
                 return t
         return None
+
+
+    # -- contract rule sets (SPEC §3.1) -----------------------------------------------------
+    def contract_turn(self, p: str) -> bool:
+        """A turn of a contract rule set: maybe a call, the draw, going down when the hand
+        holds the contract, then shifts and builds, then a discard (never a joker where
+        jokers may not be discarded)."""
+        rules, rng, game, hand = self.rules, self.rng, self.game, self.hands[p]
+        t: dict[str, Any] = {"player": p}
+        down = was_down = p in game.opened
+        taken = None
+        call = self.pick_call(p)
+        if call is not None:
+            caller, granted = call
+            top = game.discard_top
+            assert top is not None
+            op = game.call(caller, granted)
+            entry: dict[str, Any] = {"player": caller, "granted": granted}
+            if granted:
+                assert op.penalty is not None
+                self.hands[caller].extend([top, *op.penalty])
+                if rng.random() < 0.5:
+                    entry["penalty"] = [str(c) for c in op.penalty]
+            t["call"] = entry
+        top = game.discard_top
+        if call is not None:
+            from_pile = not call[1]
+        else:
+            from_pile = (top is not None and (not down or rules.discard_after_down)
+                         and self.wants(hand, top) and rng.random() < 0.6)
+        if from_pile:
+            taken = game.draw(DISCARD).card
+            t["draw"] = {"from": "discard", "card": str(taken)}
+            hand.append(taken)
+        else:
+            new = None
+            if not game.stock_count:
+                pile = game.discard_pile
+                if len(pile) < 2:
+                    return False
+                new = list(pile[:-1])
+                rng.shuffle(new)
+                t["restock"] = [str(c) for c in new]
+            card = game.draw(STOCK, None, new).card
+            t["draw"] = {"from": "stock"} if rng.random() < 0.5 else {"from": "stock",
+                                                                        "card": str(card)}
+            hand.append(card)
+        plays: list[dict[str, Any]] = []
+        t["plays"] = plays
+        if not down:
+            lay = self.find_lay(hand)
+            if lay is not None:
+                melds = [(m.as_tokens(cards), kind) for cards, kind in lay]
+                if game.can_lay(melds):
+                    game.lay(melds)
+                    for cards, _ in lay:
+                        for c in cards:
+                            hand.remove(c)
+                    plays.append({"lay": [
+                        {"cards": [str(c) for c in cards], "kind": kind} if kind
+                        else [str(c) for c in cards] for cards, kind in lay]})
+                    down = True
+        if down:
+            self.shifts(plays, hand)
+            for c in rng.sample(hand, len(hand)):
+                table = game.table
+                for idx in rng.sample(range(len(table)), len(table)):
+                    placed = [m.Placed(MeldCard(c))]
+                    if game.can_build(idx, placed):
+                        game.build(idx, placed)
+                        hand.remove(c)
+                        plays.append({"build": {"meld": idx, "cards": [str(c)]}})
+                        break
+        if not hand:
+            game.go_out()
+            self._log(t, hand, taken)
+            self.down_at.append(was_down)
+            return True
+        choices = [c for c in hand if c != taken and (rules.joker_discard or not c.is_joker)]
+        if not choices:
+            return False
+        card = rng.choice(choices) if rng.random() < 0.15 else self.worst(hand, choices)
+        self._log(t, hand, taken)
+        self.down_at.append(was_down)
+        hand.remove(card)
+        game.discard(card)
+        t["discard"] = str(card)
+        return True
+
+    def pick_call(self, p: str) -> tuple[str, bool] | None:
+        """Now and then a player who wants the discard calls it; the player to move grants
+        most calls (a refusal only where they may take the discard themselves)."""
+        game, rng = self.game, self.rng
+        top = game.discard_top
+        if top is None or top.is_joker or rng.random() < 0.5:
+            return None
+        for q in rng.sample(self.players, len(self.players)):
+            if q == p or not self.wants(self.hands[q], top):
+                continue
+            granted = rng.random() < 0.7
+            if game.can_call(q, granted):
+                return q, granted
+            if game.can_call(q, not granted):
+                return q, not granted
+        return None
+
+    @staticmethod
+    def wants(hand: list[Card], card: Card) -> bool:
+        """The card would pair with one of the hand's, or sit near one in its suit."""
+        return not card.is_joker and any(
+            not c.is_joker and (c.rank == card.rank or (c.suit == card.suit and abs(c.rank - card.rank) <= 2))
+            for c in hand)
+
+    @staticmethod
+    def worst(hand: list[Card], choices: list[Card]) -> Card:
+        """The choice that helps the hand least (fewest cards of its rank or near it in suit)."""
+        def use(card: Card) -> tuple[int, int]:
+            if card.is_joker:
+                return (99, 0)
+            near = sum(1 for c in hand if c is not card and not c.is_joker and (
+                c.rank == card.rank or (c.suit == card.suit and 0 < abs(c.rank - card.rank) <= 2)))
+            return (near, -card.rank)
+        return min(choices, key=use)
+
+    def find_lay(self, hand: list[Card]) -> list[tuple[list[Card], str | None]] | None:
+        """The round's contract from the hand, if the bot sees one: fours (runs of one suit,
+        one joker at most filling a gap or an end), then threes (sets, two naturals and a
+        joker at the least), each of its own suit / rank when ``contract_distinct``."""
+        rules, rng = self.rules, self.rng
+        assert self.round is not None
+        threes, fours = rules.contract(self.round)
+        pool = Counter(c for c in hand if not c.is_joker)
+        jokers = sum(1 for c in hand if c.is_joker)
+        out: list[tuple[list[Card], str | None]] = []
+        suits: set[str] = set()
+        for _ in range(fours):
+            best: list[Card] | None = None
+            for suit in rng.sample("cdhs", 4):
+                if rules.contract_distinct and suit in suits:
+                    continue
+                run = _run_in(pool, suit, min(jokers, 1), rules)
+                if run is not None and (best is None or len(run) > len(best)):
+                    best = run
+            if best is None:
+                return None
+            for c in best:
+                if c.is_joker:
+                    jokers -= 1
+                else:
+                    pool[c] -= 1
+                    suits.add(c.suit)
+            out.append((best, "run" if rng.random() < 0.3 else None))
+        ranks: set[int] = set()
+        for _ in range(threes):
+            by_rank: dict[int, list[Card]] = {}
+            for c in pool.elements():
+                by_rank.setdefault(c.rank, []).append(c)
+            options = [(rank, cards) for rank, cards in by_rank.items()
+                       if not (rules.contract_distinct and rank in ranks)
+                       and (len(cards) >= rules.set_min or (len(cards) >= 2 and jokers))]
+            if not options:
+                return None
+            rank, cards = max(options, key=lambda o: len(o[1]))
+            chosen = cards[:rules.set_min] if len(cards) >= rules.set_min else [*cards[:2], JOKER]
+            if not m.validate(chosen, rules, m.SET).valid:
+                return None
+            for c in chosen:
+                if c.is_joker:
+                    jokers -= 1
+                else:
+                    pool[c] -= 1
+            ranks.add(rank)
+            out.append((chosen, "set" if rng.random() < 0.3 else None))
+        return out
+
+    def shifts(self, plays: list[dict[str, Any]], hand: list[Card]) -> None:
+        """Lay a card a run's joker stands for in its place (the joker moves to an end)."""
+        game, rng = self.game, self.rng
+        for idx, meld in enumerate(game.table):
+            if not isinstance(meld, m.RunMeld) or not meld.joker_count:
+                continue
+            for _, stands in meld.jokers():
+                c = Card.parse(stands)
+                if c not in hand:
+                    continue
+                end = rng.choice([None, "low", "high"])
+                if not game.can_shift(idx, c, end):
+                    end = None
+                    if not game.can_shift(idx, c, end):
+                        continue
+                game.shift(idx, c, end)
+                hand.remove(c)
+                shift: dict[str, Any] = {"meld": idx, "card": str(c)}
+                if end is not None:
+                    shift["end"] = end
+                plays.append({"shift": shift})
+                break
+
+
+def _run_in(pool: Counter[Card], suit: str, jokers: int, rules: RuleSet) -> list[Card] | None:
+    """The longest run of ``suit`` the pool's naturals make with at most ``jokers`` jokers
+    (none side by side: one at most), ascending; None when there is none."""
+    have = {c.rank for c, k in pool.items() if k > 0 and c.suit == suit}
+    best: list[Card] | None = None
+    top = min(13, rules.effective_run_max)
+    for length in range(rules.run_min, top + 1):
+        for start in range(1, 14 - length + 2):
+            values = range(start, start + length)
+            missing = [v for v in values if m.rank_of_value(v) not in have]
+            if len(missing) > jokers or length - len(missing) < max(2, rules.run_min_naturals):
+                continue
+            if (start == 1 and rules.ace == AceMode.HIGH) or (
+                    start + length - 1 == 14 and rules.ace == AceMode.LOW):
+                continue
+            cards = [JOKER if v in missing else Card(m.rank_of_value(v), suit) for v in values]
+            if best is None or length > len(best) or (length == len(best) and not missing):
+                best = cards
+    return best
 
 
 def play_hand(rules: RuleSet, players: Sequence[str], seed: int, ruleset: Any = None,

@@ -63,6 +63,7 @@ costliest hands need about an eighth of it, and a search that would spend more
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ from .melds import (
     run_card_value,
     run_points,
     set_points,
+    set_points_of,
 )
 from .rules import REPRESENTED, AceMode, FinalDiscardMode, RuleSet
 from .scoring import card_value
@@ -118,8 +120,9 @@ class HandTooLarge(EngineError):
 
     code = "hand-too-large"
 
-    def __init__(self, rules: RuleSet, count: int, field: str = "cards") -> None:
-        self.limit = rules.hand_size + 1
+    def __init__(self, rules: RuleSet, count: int, field: str = "cards",
+                 limit: int | None = None) -> None:
+        self.limit = rules.hand_size + 1 if limit is None else limit
         super().__init__(f"a hand holds at most {self.limit} cards under {rules.name}, not {count}",
                          field=field, params={"limit": self.limit, "count": count})
 
@@ -163,20 +166,32 @@ rank (sets) or suit (runs), start value (runs))."""
 
 
 def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
-            budget: int = WORK_BUDGET) -> Analysis:
+            budget: int = WORK_BUDGET, round: int | None = None) -> Analysis:
     """Analyse a hand exactly under ``rules``; ``opened`` says whether the player has
     already made their opening (it decides :attr:`Analysis.can_go_out` and
-    :attr:`Analysis.can_special`, nothing else).
+    :attr:`Analysis.can_special`, nothing else). A contract rule set needs ``round``
+    (SPEC §3.1: the opening is the round's contract; see :func:`_analyze_contract`).
 
-    Raises :class:`HandTooLarge` for more than ``hand_size + 1`` cards,
+    Raises :class:`HandTooLarge` for more than ``hand_size + 1`` cards (a contract rule
+    set: :meth:`.rules.RuleSet.hand_cap`), :class:`.rules.RoundRequired` /
+    :class:`.rules.InvalidRound` for a ``round`` out of place,
     :class:`.cards.ImpossibleCards` when the cards cannot come from one deck, and
     :class:`SearchTooLarge` when the search would spend more than ``budget`` units of
     work.
     """
-    if len(cards) > rules.hand_size + 1:
-        raise HandTooLarge(rules, len(cards))
+    r = rules.check_round(round)
+    limit = rules.hand_cap(r)
+    if len(cards) > limit:
+        raise HandTooLarge(rules, len(cards), limit=limit)
+    check_deck(cards, *rules.deck_for(None))  # in the order given (names the same card)
+    if r is not None:
+        return _analyze_contract(cards, rules, r, opened, budget)
+    return _analyze(cards, rules, opened, budget)
+
+
+def _analyze(cards: Sequence[Card], rules: RuleSet, opened: bool, budget: int) -> Analysis:
+    """:func:`analyze` without contracts (SPEC §5): any melds, the opening threshold."""
     hand = sorted(cards, key=lambda c: c.index)
-    check_deck(cards, rules.decks, rules.jokers)  # in the order given (names the same card)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
     types = sorted(counts, key=lambda t: (t % 13, t))
@@ -208,7 +223,8 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
         nat = state & natmask
         j = state >> jshift
         if not nat:
-            res = (j * joker_cost, 0, 0 if j == 0 else _NEG, 0 if j == 1 else _NEG, -1)
+            res = (j * joker_cost, 0, 0 if j == 0 else _NEG,
+                   0 if j == 1 and rules.joker_discard else _NEG, -1)
             memo[state] = res
             return res
         p = ((nat & -nat).bit_length() - 1) // _W
@@ -317,23 +333,29 @@ def _tries(found: list[_Candidate], unit: list[int], junit: int, m: int) -> list
 # -- the melds a hand can form -------------------------------------------------------------
 
 def _candidates(types: list[int], counts: Counter[int], jokers: int,
-                rules: RuleSet, budget: int) -> tuple[list[_Candidate], int]:
+                rules: RuleSet, budget: int, whole: bool = False) -> tuple[list[_Candidate], int]:
     """Every meld these cards can form, once per physical card multiset (the natural
     cards and how many jokers), in the reading worth the most points (a set before a
     run, then the lower run, on equal points, as :func:`.melds.validate` prefers);
-    and the work spent listing them (:class:`SearchTooLarge` past ``budget``)."""
-    found: dict[tuple[tuple[int, ...], int], _Candidate] = {}
+    and the work spent listing them (:class:`SearchTooLarge` past ``budget``).
+    ``whole`` (a contract's lay, whose melds are counted): every run, also those that
+    split in two, and a set and a run of the same cards both."""
+    found: _Found = {}
     try:
-        spent = _sets(types, counts, jokers, rules, found, budget)
+        spent = _sets(types, counts, jokers, rules, found, budget, whole)
         for suit in SUITS:
-            spent += _runs(suit, types, jokers, rules, found, budget - spent)
+            spent += _runs(suit, types, jokers, rules, found, budget - spent, whole)
     except SearchTooLarge:
         raise SearchTooLarge(budget) from None  # the budget of the whole search, not the part left
     return list(found.values()), spent
 
 
+_Found = dict[tuple[object, ...], _Candidate]
+"""Candidates by (naturals, jokers) (and kind, for a contract's lay)."""
+
+
 def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
-          found: dict[tuple[tuple[int, ...], int], _Candidate], budget: int) -> int:
+          found: _Found, budget: int, whole: bool = False) -> int:
     """Sets: naturals of one rank (one of each suit when ``set_distinct_suits``),
     topped up with jokers, ``set_min``..``set_max`` cards, enough naturals."""
     by_rank: dict[int, list[int]] = {}
@@ -361,8 +383,10 @@ def _sets(types: list[int], counts: Counter[int], jokers: int, rules: RuleSet,
                 continue
             ks = range(max(0, rules.set_min - n), min(jokers, most - n) + 1)
             work += len(ks)
+            red = sum(1 for p in chosen if SUITS[types[p] // 13] in "hd") if rank == 1 else 0
             for k in ks:
-                found[chosen, k] = (chosen, k, set_points(rank, n, k, rules), SET, rank, 0)
+                found[(chosen, k, SET) if whole else (chosen, k)] = (
+                    chosen, k, set_points(rank, n, k, rules, red), SET, rank, 0)
         if work > budget:
             raise SearchTooLarge(budget)
     return work
@@ -380,10 +404,12 @@ def _value_line(rules: RuleSet) -> tuple[int, int, int]:
 
 
 def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
-          found: dict[tuple[tuple[int, ...], int], _Candidate], budget: int) -> int:
+          found: _Found, budget: int, whole: bool = False) -> int:
     """Runs in ``suit``: a lowest and a highest natural, the naturals between them
     that the run keeps, jokers for every value it does not (held or not), and
-    any spare jokers beyond either end, as far as the ace rule allows."""
+    any spare jokers beyond either end, as far as the ace rule allows (and, without
+    ``run_jokers_adjacent``, no two jokers side by side). ``whole``: also the runs
+    that split in two legal runs."""
     lo, hi, top_start = _value_line(rules)
     held = {t % 13 + 1: p for p, t in enumerate(types) if SUITS[t // 13] == suit}
     if not held:
@@ -392,16 +418,17 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
     shortest = rules.run_min
     least = max(1, rules.run_min_naturals)
     longest = rules.effective_run_max
-    if rules.ace != AceMode.AROUND and shortest - jokers >= least:
+    if rules.ace != AceMode.AROUND and shortest - jokers >= least and not whole:
         # every run of 2 * run_min cards or more splits in two legal runs (see _splits)
         longest = min(longest, 2 * shortest - 1)
+    apart = not rules.run_jokers_adjacent  # SPEC §3.1: no two jokers side by side
     jv = rules.joker_opening_value
     at = [-1] * (hi + 2)
     pv = [0] * (hi + 2)  # prefix sums of run values: value v is pv[v + 1] - pv[v]
     pd = [0] * (hi + 2)  # prefix sums of (a joker's points - the natural's) at each value
     for v in range(lo, hi + 1):
         at[v] = held.get(rank_of_value(v), -1)
-        rv = run_card_value(v, rules)
+        rv = run_card_value(v, rules, suit)
         pv[v + 1] = pv[v] + rv
         pd[v + 1] = pd[v] + (0 if jv == REPRESENTED else int(jv) - rv)
     for a in range(lo, hi + 1):
@@ -417,6 +444,8 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 else:
                     inner_missing.append(b - 1)
                     miss_d += pd[b] - pd[b - 1]
+                    if apart and len(inner_missing) > 1 and inner_missing[-2] == b - 2:
+                        break  # two missing values side by side: no longer run avoids them
             spare = jokers - len(inner_missing)
             if spare < 0:
                 break
@@ -430,6 +459,8 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                 if width - holes < least:
                     break
                 for skipped in combinations(inner_held, e):
+                    if apart and e and _side_by_side(inner_missing, skipped):
+                        continue
                     work += len(inner_held) + 1
                     if work > budget:
                         raise SearchTooLarge(budget)
@@ -458,21 +489,32 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
                             s, end = a - under, b + extra - under
                             if s < lo or s > top_start or end > hi:
                                 continue
+                            if apart and (under > 1 or extra - under > 1):
+                                continue  # two jokers beyond one end
                             pts = (pv[end + 1] - pv[s] + hole_d
                                    + pd[a] - pd[s] + pd[end + 1] - pd[b + 1])
                             if pts > best:
                                 best, start = pts, s
                         if best == _NEG:
                             continue
-                        if length >= 2 * shortest and (work := work + length) and _splits(
+                        if not whole and length >= 2 * shortest and (
+                                work := work + length) and _splits(
                                 start, length, a, b, skipped, inner_missing, least, shortest,
                                 top_start):
                             continue
-                        key = (naturals, holes + extra)
+                        key: tuple[object, ...] = (naturals, holes + extra, RUN) if whole \
+                            else (naturals, holes + extra)
                         old = found.get(key)
                         if old is None or best > old[2]:
                             found[key] = (naturals, holes + extra, best, RUN, suit, start)
     return work
+
+
+def _side_by_side(missing: Sequence[int], skipped: Sequence[int]) -> bool:
+    """A skipped natural's joker next to another of the run's inner jokers (at the values
+    it misses or skips; the missing ones are never side by side, :func:`_runs` stops)."""
+    holes = {*missing, *skipped}
+    return any(v + 1 in holes or v - 1 in holes for v in skipped)
 
 
 def _splits(start: int, length: int, a: int, b: int, skipped: Sequence[int],
@@ -513,6 +555,8 @@ def _join_runs(laid: list[Meld], rules: RuleSet) -> list[Meld]:
                     continue
                 if rules.ace != AceMode.AROUND and x.end + 1 != y.start:
                     continue
+                if not rules.run_jokers_adjacent and x.cards[-1].is_joker and y.cards[0].is_joker:
+                    continue
                 tokens = x.cards + y.cards
                 run = RunMeld(x.suit, x.start, tokens, run_points(x.start, tokens, rules))
                 if run.points != x.points + y.points:
@@ -532,7 +576,7 @@ def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
     if isinstance(what, int):  # a set's rank
         cards = tuple(MeldCard(card_at(types[p])) for p in naturals) + (
             MeldCard(JOKER, what, None),) * k
-        return SetMeld(what, cards, set_points(what, len(naturals), k, rules))
+        return SetMeld(what, cards, set_points_of(what, cards, rules))
     # a run's suit
     held = {card_at(types[p]).rank for p in naturals}
     tokens = tuple(
@@ -540,3 +584,180 @@ def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
         else MeldCard(JOKER, rank_of_value(v), what)
         for v in range(start, start + len(naturals) + k))
     return RunMeld(what, start, tokens, run_points(start, tokens, rules))
+
+
+# -- contract rule sets (SPEC §3.1) --------------------------------------------------------
+
+_INF = 1 << 62
+"""The cost of a layout that does not meet the contract."""
+_NO_LAY = (_INF, False, False, -1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lay:
+    melds: tuple[Meld, ...]
+    deadwood: tuple[Card, ...]
+    whole: bool  # the lay melds every card
+    one_left: bool  # a lay melds every card but one discardable card
+
+
+def _analyze_contract(cards: Sequence[Card], rules: RuleSet, round: int, opened: bool,
+                      budget: int) -> Analysis:
+    """:func:`analyze` in a contract rule set (SPEC §3.1). Not yet down: the arrangement
+    is the lay that meets the round's contract (exactly its threes and fours, distinct
+    under ``contract_distinct``, longer melds allowed) with the lowest deadwood (then
+    the most cards melded, the most points), no melds when none does; ``can_open``: one
+    does; ``can_go_out`` = ``can_special``: a lay melds the whole hand (``final_discard``
+    optional) or all of it but one card that may be discarded (no joker unless
+    ``joker_discard``). Down: no second lay (``can_open`` false) and no special is left;
+    without ``melds_after_contract`` the player melds nothing of their own (no melds, out
+    only by discarding a last discardable card), with it any melds as in :func:`_analyze`
+    for an opened player."""
+    hand = sorted(cards, key=lambda c: c.index)
+    optional = rules.final_discard == FinalDiscardMode.OPTIONAL
+    if opened:  # down already: no second lay (can_open false), no special left
+        if rules.melds_after_contract:
+            free = _analyze(hand, rules, True, budget)
+            return dataclasses.replace(free, can_open=False, can_special=False)
+        last = len(hand) == 1 and (rules.joker_discard or not hand[0].is_joker)
+        return Analysis(melds=(), deadwood=tuple(hand),
+                        deadwood_value=sum(card_value(c, rules) for c in hand), melded_count=0,
+                        can_open=False, can_go_out=last, can_special=False)
+    lay = _best_lay(hand, rules, round, budget)
+    if lay is None:
+        return Analysis(melds=(), deadwood=tuple(hand),
+                        deadwood_value=sum(card_value(c, rules) for c in hand), melded_count=0,
+                        can_open=False, can_go_out=False, can_special=False)
+    out = (optional and lay.whole) or lay.one_left
+    points = sum(x.points for x in lay.melds)
+    return Analysis(melds=lay.melds, deadwood=lay.deadwood,
+                    deadwood_value=sum(card_value(c, rules) for c in lay.deadwood),
+                    melded_count=sum(len(x.cards) for x in lay.melds), can_open=True,
+                    can_go_out=out, can_special=out, points=points, opening_points=points)
+
+
+def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> _Lay | None:
+    """The lay meeting ``round``'s contract with the least (deadwood, -cards melded,
+    -points), and whether some lay melds every card or every card but one discardable
+    one; None when no lay meets it. The search is :func:`_analyze`'s (lowest card first,
+    one memo per remaining-cards vector) with the threes and fours still to lay, the
+    suits the fours have taken and the rank of the last three in the memo key."""
+    threes, fours = rules.contract(round)
+    counts = Counter(c.index for c in hand if not c.is_joker)
+    jokers = len(hand) - sum(counts.values())
+    types = sorted(counts, key=lambda t: (t % 13, t))
+    m = len(types)
+    unit = [1 << (_W * i) for i in range(m + 1)]
+    junit = unit[m]
+    jshift = _W * m
+    natmask = junit - 1
+    guards = sum(_GUARD << (_W * i) for i in range(m + 1))
+    state0 = sum(counts[t] * unit[i] for i, t in enumerate(types)) + jokers * junit
+    kshift = _W * (m + 1)
+
+    found, spent = _candidates(types, counts, jokers, rules, budget, whole=True)
+    tries = _tries(found, unit, junit, m)
+    left = budget - spent - len(found)
+    dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]
+    joker_cost = card_value(JOKER, rules) * _K_DEAD
+    distinct = rules.contract_distinct
+    joker_out = rules.joker_discard
+    suit_bit = {s: 1 << i for i, s in enumerate(SUITS)}
+
+    # key -> (cost, whole, one left, choice)
+    memo: dict[int, tuple[int, bool, bool, int]] = {}
+
+    def key_of(state: int, t: int, f: int, last: int, suits: int) -> int:
+        return state | ((((t << 3) | f) << 8 | last << 4 | suits) << kshift)
+
+    least3, least4 = rules.set_min, rules.run_min
+
+    def solve(state: int, t: int, f: int, last: int, suits: int, n: int
+              ) -> tuple[int, bool, bool, int]:
+        """The best lay of what ``state`` holds (``n`` cards) with ``t`` threes and ``f``
+        fours still to lay."""
+        nonlocal left
+        if n < t * least3 + f * least4:
+            return _NO_LAY  # too few cards left for the melds still owed
+        nat = state & natmask
+        if nat:
+            p = ((nat & -nat).bit_length() - 1) // _W
+            rank = types[p] % 13 + 1
+            if last != rank:
+                last = 0  # the last three's rank matters only while its rank's cards remain
+        key = key_of(state, t, f, last, suits)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        left -= 1
+        if left < 0:
+            raise SearchTooLarge(budget)
+        j = state >> jshift
+        if not nat:
+            res = (j * joker_cost, j == 0, j == 1 and joker_out, -1) if t == f == 0 \
+                else (_INF, False, False, -1)
+            memo[key] = res
+            return res
+        sub = solve(state - unit[p], t, f, last, suits, n - 1)
+        best = sub[0] + dead_cost[p] if sub[0] < _INF else _INF
+        whole, one, choice = False, sub[1], -1
+        g = state | guards
+        stack = [tries[p]]
+        while stack:
+            _, leaves, children = stack.pop()
+            left -= len(leaves) + len(children)
+            if left < 0:
+                raise SearchTooLarge(budget)
+            for k, mask, cost, _, index in leaves:
+                if k > j:
+                    break
+                cand = found[index]
+                if cand[3] == SET:
+                    if not t or (distinct and cand[4] == last):
+                        continue
+                    sub = solve(state - mask, t - 1, f, rank if distinct else 0, suits,
+                                n - len(cand[0]) - k)
+                else:
+                    bit = suit_bit[str(cand[4])] if distinct else 0
+                    if not f or suits & bit:
+                        continue
+                    sub = solve(state - mask, t, f - 1, last, suits | bit, n - len(cand[0]) - k)
+                if sub[0] >= _INF:
+                    continue
+                if sub[0] + cost < best:
+                    best, choice = sub[0] + cost, index
+                whole = whole or sub[1]
+                one = one or sub[2]
+            for child in children:
+                if (g - child[0]) & guards == guards:
+                    stack.append(child)
+        res = (best, whole, one, choice)
+        memo[key] = res
+        return res
+
+    cost, whole, one, _ = solve(state0, threes, fours, 0, 0, len(hand))
+    if cost >= _INF:
+        return None
+    laid: list[Meld] = []
+    deadwood: list[Card] = []
+    state, t, f, last, suits = state0, threes, fours, 0, 0
+    while state & natmask:
+        nat = state & natmask
+        p = ((nat & -nat).bit_length() - 1) // _W
+        rank = types[p] % 13 + 1
+        if last != rank:
+            last = 0
+        choice = memo[key_of(state, t, f, last, suits)][3]
+        if choice < 0:
+            deadwood.append(card_at(types[p]))
+            state -= unit[p]
+            continue
+        cand = found[choice]
+        laid.append(_meld(cand, types, rules))
+        state -= sum(unit[q] for q in cand[0]) + cand[1] * junit
+        if cand[3] == SET:
+            t, last = t - 1, (rank if distinct else 0)
+        else:
+            f, suits = f - 1, suits | (suit_bit[str(cand[4])] if distinct else 0)
+    deadwood.extend([JOKER] * (state >> jshift))
+    return _Lay(tuple(laid), tuple(deadwood), whole, one)

@@ -69,6 +69,22 @@ _CODES: tuple[Code, ...] = (
          "The opening melds count {points} points; at least {threshold} are needed."),
     Code("invalid-meld", "every meld of an opening is a legal meld",
          "Meld {meld} is not legal."),
+    # -- contracts (SPEC §3.1: going down in a contract rule set) --------------------------
+    Code("adjacent-jokers", "no two jokers stand side by side in a run (run_jokers_adjacent false)",
+         "Two jokers may not stand side by side in a run."),
+    Code("contract-not-met", "going down lays exactly the round's contract: its threes (sets) "
+         "and fours (runs), nothing before it",
+         "This round's contract {contract} needs {need_threes} three(s) and {need_fours} "
+         "four(s); these melds make {threes} three(s) and {fours} four(s)."),
+    Code("contract-duplicate-rank", "a contract's threes are of different ranks "
+         "(contract_distinct)",
+         "Two threes of the contract are of the same rank ({rank})."),
+    Code("contract-duplicate-suit", "a contract's fours are of different suits "
+         "(contract_distinct)",
+         "Two fours of the contract are of the same suit ({suit})."),
+    Code("contract-extra-meld", "a player goes down once per deal, and after it lays no meld "
+         "of their own unless melds_after_contract",
+         "You have gone down this deal: no further meld of your own, only builds."),
     # -- building -----------------------------------------------------------------------
     Code("build-before-opening", "building only after one's own opening (build_requires_opening)",
          "You may build on melds only after your own opening."),
@@ -126,6 +142,33 @@ _CODES: tuple[Code, ...] = (
     Code("final-discard-required", "final_discard required: the last card goes to the "
          "discard pile",
          "The last card must be discarded, not laid on the table."),
+    # -- turns in contract rule sets (SPEC §3.1) -----------------------------------------
+    Code("joker-not-shiftable", "a down player may lay the natural a run's joker stands for in "
+         "its place and move the joker to an end of that run, which stays legal (joker_shift "
+         "run_end)",
+         "This joker cannot be shifted ({reason})."),
+    Code("call-not-allowed", "calls only where the rule set allows them (call_max above 0)",
+         "This rule set has no calls."),
+    Code("call-after-down", "a player who has gone down may not call",
+         "{player} has gone down and may not call."),
+    Code("call-limit", "a player makes at most call_max granted calls in one deal",
+         "{player} has made all {max} call(s) allowed this deal."),
+    Code("call-own-turn", "the player whose turn it is does not call; they draw",
+         "It is {player}'s own turn: they draw instead of calling."),
+    Code("call-own-discard", "a player may not call the card they discarded themselves",
+         "{player} discarded {card} and may not call it back."),
+    Code("call-no-discard", "a call asks for the discard pile's top card, so the pile has one",
+         "There is no discard to call: the discard pile is empty."),
+    Code("call-refused-draw", "after a granted call the player whose turn it is draws from the "
+         "stock; after a refused one they take the discard themselves",
+         "{player} must draw as the call decides: from the stock after a granted call, the "
+         "discard after a refused one."),
+    Code("joker-discard", "a joker may not be discarded (joker_discard false)",
+         "A joker may not be discarded."),
+    Code("discard-after-down", "a player who has gone down may not take the discard pile's "
+         "top card (discard_after_down false), nor refuse a call",
+         "{player} has gone down and may not take the discard (nor refuse a call, which would "
+         "make them take it)."),
 )
 
 CODES: Mapping[str, Code] = MappingProxyType({c.code: c for c in _CODES})

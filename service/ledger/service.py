@@ -330,7 +330,7 @@ class LedgerService:
                     self._check_size(len(orjson.dumps(event.input)))
                     scored = score_input(m.ruleset, m.rules, event.source, event.input,
                                          event.source)
-                new = apply_hand(m.state, m.config, scored.winner, scored.deltas)
+                new = apply_hand(m.state, m.config, scored.winner, scored.deltas, scored.round)
                 data = seal({"seq": m.version, "type": "hand", "source": event.source,
                              "input": event.input, "winner": scored.winner,
                              "finish": scored.finish, "special": scored.score.special,

@@ -474,3 +474,68 @@ def test_record_path_errors_and_reimport(client):
     r = client.post("/v1/matches/import", json=ex, headers=hdr)
     assert r.status_code == 201 and r.get_json()["hands_played"] == 1
     assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1
+
+
+# -- contract matches (SPEC §3.1: match_end contracts) ------------------------------------
+
+def _round(n, winner, **held):
+    body = score(winner, **held)
+    body["score"]["round"] = n
+    return body
+
+
+def _alternate(client, mid, token, rounds, card):
+    """Rounds 1..rounds: ann wins the odd ones, bob the even ones; the other of them and
+    cy hold ``card``."""
+    for n in rounds:
+        w, other = ("ann", "bob") if n % 2 else ("bob", "ann")
+        resp = append(client, mid, token, _round(n, w, **{w: [], other: [card], "cy": [card]}))
+        assert resp.status_code == 201, resp.get_json()
+
+
+def _penalties(m):
+    return {s["player"]: s["penalty"] for s in m["standings"]}
+
+
+def test_a_jamaican_match_is_nine_rounds_lowest_total_wins(client):
+    """SPEC §3.1: each appended hand is the next round (wrong-round); the match ends after
+    the last contract; the lowest total penalty wins (red ace 1, black ace 15)."""
+    mid, token, r = create(client, "kalooki-jamaica", players=("ann", "bob", "cy"))
+    end = r.get_json()["match"]["match_end"]
+    assert (end["match_end"], end["rounds"]) == ("contracts", 9)
+    wrong = append(client, mid, token, _round(2, "ann", ann=[], bob=["Kd"], cy=["Qd"]))
+    assert wrong.status_code == 422 and wrong.get_json()["code"] == "wrong-round"
+    missing = append(client, mid, token, score("ann", ann=[], bob=["Kd"], cy=["Qd"]))
+    assert missing.status_code == 422 and missing.get_json()["code"] == "round-required"
+    _alternate(client, mid, token, range(1, 9), "Ah")  # red ace: 1
+    m = client.get(f"/v1/matches/{mid}").get_json()
+    assert m["status"] == "in_progress" and _penalties(m) == {"ann": 4, "bob": 4, "cy": 8}
+    last = append(client, mid, token, _round(9, "cy", cy=[], ann=["As"], bob=["Kd"]))
+    assert last.status_code == 201
+    m = client.get(f"/v1/matches/{mid}").get_json()
+    assert _penalties(m) == {"ann": 19, "bob": 14, "cy": 8}
+    assert (m["status"], m["winner"], m["co_winners"]) == ("finished", "cy", [])
+    late = append(client, mid, token, _round(10, "ann", ann=[], bob=["Kd"], cy=["Qd"]))
+    assert late.status_code == 409
+
+
+def test_a_tie_after_the_last_contract_is_shared(client):
+    """SPEC §3.1: on a tie winner is null and co_winners lists the tied players."""
+    mid, token, _ = create(client, "kalooki-jamaica", players=("ann", "bob", "cy"))
+    _alternate(client, mid, token, range(1, 9), "2c")  # ann 8, bob 8, cy 16
+    assert append(client, mid, token, _round(9, "cy", cy=[], ann=["2c"], bob=["2d"])).status_code == 201
+    m = client.get(f"/v1/matches/{mid}").get_json()
+    assert _penalties(m) == {"ann": 10, "bob": 10, "cy": 16}
+    assert (m["status"], m["winner"], m["co_winners"]) == ("finished", None, ["ann", "bob"])
+
+
+def test_contract_match_end_needs_a_contract_rule_set(client):
+    r = client.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["a", "b"],
+                                         "match_end": "contracts"})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid-parameter"
+    r = client.post("/v1/matches", json={"ruleset": "kalooki-jamaica", "players": ["a", "b", "c"],
+                                         "match_end": "hands"})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid-parameter"
+    mid, token, _ = create(client)  # a classic match takes no round
+    bad = append(client, mid, token, _round(1, "kim", kim=[], lou=["Qs"]))
+    assert bad.status_code == 422 and bad.get_json()["code"] == "invalid-round"

@@ -32,9 +32,10 @@ def assert_problem(resp, status: int, code: str) -> dict[str, Any]:
 
 # -- rule sets and violations ----------------------------------------------------------
 
-def test_catalog_lists_the_four_rule_sets(client) -> None:
+def test_catalog_lists_the_five_rule_sets(client) -> None:
     body = client.get("/v1/rulesets").get_json()
-    assert [r["name"] for r in body["rulesets"]] == ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40"]
+    assert [r["name"] for r in body["rulesets"]] == ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40",
+                                                     "kalooki-jamaica"]
 
 
 @pytest.mark.parametrize("name", list(CATALOG))
@@ -55,7 +56,11 @@ def test_catalog_values_fixed_by_the_spec(client) -> None:
     assert p["kaluki-uk"]["card_values"] == {"ace": 11, "face": 10, "joker": 15}
     assert p["kalooki-40"]["ace_low_value"] == 1 and p["kalooki-40"]["discard_pickup"] == "meld_same_turn"
     for name in CATALOG:
-        assert p[name]["decks"] * 52 + p[name]["jokers"] == 106
+        if p[name]["contracts"] is None:  # SPEC §1: 106 cards for the four British and online sets
+            assert p[name]["decks"] * 52 + p[name]["jokers"] == 106
+    # SPEC §3.1: the contract rule set sizes its deck by the seats; decks/jokers are its first row
+    assert p["kalooki-jamaica"]["deck_by_players"][0] == {"players_max": 4, "decks": 2, "jokers": 4}
+    assert (p["kalooki-jamaica"]["decks"], p["kalooki-jamaica"]["jokers"]) == (2, 4)
 
 
 def test_unknown_ruleset_is_404(client) -> None:
@@ -412,3 +417,104 @@ def test_every_problem_code_has_titles() -> None:
     codes = set(re.findall(r'Problem\(\d+, "([a-z-]+)"', src))
     codes |= set(re.findall(r'(?:MatchError|RecordError|ScoringError)\(\s*"([a-z-]+)"', src))
     assert codes and codes <= set(TITLES), sorted(codes - set(TITLES))
+
+
+# -- kalooki-jamaica (SPEC §3.1) ----------------------------------------------------------
+
+JAM = "kalooki-jamaica"
+
+
+def test_jamaica_ruleset_is_published(client) -> None:
+    body = client.get(f"/v1/rulesets/{JAM}").get_json()
+    p = body["parameters"]
+    assert p["contracts"][0] == "333" and p["contracts"][-1] == "4444" and p["set_max"] is None
+    assert p["card_values"] == {"ace": 15, "face": 10, "joker": 50, "ace_red": 1}
+    assert "Caribbean Kalooki" in body["source"] and "Wikipedia" in body["source"]
+    assert body["descriptions"]["joker_shift"].endswith("one of none, run_end")
+
+
+@pytest.mark.parametrize("overrides,named", [
+    ({"deal_sizes": [9, 10]}, "deal_sizes"),
+    ({"contracts": ["3345"]}, "contracts"),
+    ({"decks": 3}, "decks"),
+    ({"deck_by_players": [{"players_max": 8, "decks": 1, "jokers": 4}]}, "deck_by_players"),
+    ({"call_max": "3"}, "call_max"),
+])
+def test_jamaica_contradictions_are_422(client, overrides: dict, named: str) -> None:
+    """SPEC §3, §3.1: invalid-parameter naming the parameter the request sent."""
+    body = assert_problem(post(client, "/v1/melds/validate", {
+        "ruleset": {"base": JAM, "overrides": overrides}, "cards": ["7c", "7c", "7d"]}),
+        422, "invalid-parameter")
+    assert named in body["detail"]
+
+
+def test_jamaica_melds_validate(client) -> None:
+    """SPEC §3.1: a three of repeated suits; no adjacent jokers in a four."""
+    body = post(client, "/v1/melds/validate", {"ruleset": JAM, "cards": ["7c", "7c", "JK", "7c"]}).get_json()
+    assert body["valid"] and body["meld"]["kind"] == "set" and body["meld"]["points"] == 28
+    body = post(client, "/v1/melds/validate", {"ruleset": JAM, "cards": ["7c", "JK", "JK", "Tc"]}).get_json()
+    assert not body["valid"] and body["violations"][0]["code"] == "adjacent-jokers"
+    nl = post(client, "/v1/melds/validate", {"ruleset": JAM, "cards": ["7c", "JK", "JK", "Tc"]},
+              headers={"Accept-Language": "nl"}).get_json()
+    assert nl["violations"][0]["message"].startswith("Twee jokers")
+
+
+def test_jamaica_opening_with_round(client) -> None:
+    """SPEC §5: /melds/opening with round answers threshold null and contract; without round
+    round-required, with a round out of range or on a classic rule set invalid-round."""
+    lay = [["7c", "7d", "7h"], ["8c", "8c", "JK"], ["As", "2s", "JK", "4s"]]
+    body = post(client, "/v1/melds/opening", {"ruleset": JAM, "round": 2, "melds": lay}).get_json()
+    assert (body["valid"], body["threshold"], body["contract"], body["points"]) == (True, None, "334", 69)
+    body = post(client, "/v1/melds/opening", {"ruleset": JAM, "round": 1, "melds": lay}).get_json()
+    v = body["violations"][0]
+    assert not body["valid"] and v["code"] == "contract-not-met"
+    assert (v["missing"], v["extra"]) == ("3", "4")
+    dup = post(client, "/v1/melds/opening", {"ruleset": JAM, "round": 1, "melds": [
+        ["7c", "7d", "7h"], ["7s", "7s", "JK"], ["9c", "9d", "9h"]]}).get_json()
+    assert dup["violations"][0]["code"] == "contract-duplicate-rank"
+    assert_problem(post(client, "/v1/melds/opening", {"ruleset": JAM, "melds": lay}), 422, "round-required")
+    assert_problem(post(client, "/v1/melds/opening", {"ruleset": JAM, "round": 10, "melds": lay}),
+                   422, "invalid-round")
+    assert_problem(post(client, "/v1/melds/opening", {"ruleset": "kaluki-51", "round": 1, "melds": lay}),
+                   422, "invalid-round")
+    classic = post(client, "/v1/melds/opening", {"ruleset": "kaluki-51", "melds": [["Kh", "Ks", "JK"]]}).get_json()
+    assert "contract" not in classic and classic["threshold"] == 51
+
+
+def test_jamaica_analyze_with_round(client) -> None:
+    """SPEC §3.1: the best lay; can_open/can_go_out/can_special; round-required; the cap."""
+    hand = ["7c", "7d", "7h", "8c", "8c", "8s", "9d", "9d", "JK", "Ks"]
+    body = post(client, "/v1/hands/analyze", {"ruleset": JAM, "round": 1, "cards": hand}).get_json()
+    assert [m["cards"] for m in body["melds"]] == [["7c", "7d", "7h"], ["8c", "8c", "8s"], ["9d", "9d", "JK=9"]]
+    assert body["deadwood"] == ["Ks"] and body["can_open"] and body["can_go_out"] and body["can_special"]
+    body = post(client, "/v1/hands/analyze", {"ruleset": JAM, "round": 2, "cards": hand}).get_json()
+    assert body["melds"] == [] and not body["can_open"] and body["deadwood_value"] == 123
+    down = post(client, "/v1/hands/analyze", {"ruleset": JAM, "round": 1, "opened": True,
+                                               "cards": ["7c", "7d", "7h", "2c"]}).get_json()
+    assert down["melds"] == [] and not down["can_go_out"]
+    assert_problem(post(client, "/v1/hands/analyze", {"ruleset": JAM, "cards": hand}), 422, "round-required")
+    big = post(client, "/v1/hands/analyze", {"ruleset": JAM, "round": 1, "cards": hand + hand[:7]})
+    assert assert_problem(big, 422, "hand-too-large")["errors"] == {"cards": ["at most 16 cards"]}
+
+
+def test_jamaica_score_with_round(client) -> None:
+    """SPEC §3.1: red ace 1, black ace 15, joker 50; down-and-out x special_multiplier (1)."""
+    body = post(client, "/v1/hands/score", {"ruleset": JAM, "round": 3, "winner": "a", "finish": "special",
+                                             "players": [{"id": "a", "cards": []},
+                                                         {"id": "b", "cards": ["Ah", "As", "JK"]},
+                                                         {"id": "c", "cards": ["Kd"]}]}).get_json()
+    assert body["special"] and [s["penalty"] for s in body["scores"]] == [0, 66, 10]
+    assert_problem(post(client, "/v1/hands/score", {"ruleset": "kaluki-51", "round": 1, "winner": "a",
+                                                     "finish": "out", "players": [
+                                                         {"id": "a", "cards": []}, {"id": "b", "cards": []}]}),
+                   422, "invalid-round")
+
+
+def test_jamaica_build_and_release(client) -> None:
+    """SPEC §3.1: a joker built next to a joker goes to the other end; jokers are never released."""
+    body = post(client, "/v1/melds/build", {"ruleset": JAM, "meld": ["7c", "8c", "9c", "JK"],
+                                             "cards": ["JK"]}).get_json()
+    assert body["valid"] and body["meld"]["cards"] == ["JK=6c", "7c", "8c", "9c", "JK=Tc"]
+    body = post(client, "/v1/jokers/release", {"ruleset": JAM, "meld": ["7c", "8c", "9c", "JK"],
+                                                "cards": ["Tc"]}).get_json()
+    assert not body["legal"] and body["closed"] and body["violations"][0]["code"] == "joker-not-releasable"

@@ -306,13 +306,13 @@ def test_replaying_the_operations_gives_the_same_game(name: str, seed: int, extr
     bot.play()
     g = bot.game
     again = Game.replay(rules, bot.players, [bot.deal[p] for p in bot.players],
-                        bot.start_stock, bot.start_pile, g.operations)
+                        bot.start_stock, bot.start_pile, g.operations, round=bot.round)
     assert again.state == g.state
     assert again.operations == g.operations
     # and from any point of the log
     cut = seed % (len(g.operations) + 1)
     part = Game.replay(rules, bot.players, [bot.deal[p] for p in bot.players],
-                       bot.start_stock, bot.start_pile, g.operations[:cut])
+                       bot.start_stock, bot.start_pile, g.operations[:cut], round=bot.round)
     assert part.operations == g.operations[:cut]
 
 

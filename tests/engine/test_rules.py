@@ -12,8 +12,10 @@ from service.engine.rules import (
     PARAMS,
     AceMode,
     InvalidParameter,
+    InvalidRound,
     MatchEndMode,
     ReleasedJokerMode,
+    RoundRequired,
     resolve,
 )
 
@@ -42,3 +44,146 @@ def test_modes_render_as_their_strings() -> None:
         assert not any(isinstance(v, StrEnum) for v in published.values())
         assert orjson.dumps(rules.released_joker) == orjson.dumps(rules.released_joker.value)
     assert orjson.dumps({"must_use": ReleasedJokerMode.NEW_MELD}) == b'{"must_use":"new_meld"}'
+
+
+# -- contract rule sets (SPEC §3.1) ----------------------------------------------------
+
+JAMAICA = CATALOG["kalooki-jamaica"]
+CONTRACT_PARAMS = {"contracts": None, "deal_sizes": "contract", "deck_by_players": None,
+                   "contract_distinct": False, "melds_after_contract": True,
+                   "run_jokers_adjacent": True, "joker_shift": "none", "joker_discard": True,
+                   "call_max": 0, "call_penalty_cards": 1, "discard_after_down": True}
+
+
+def test_the_contract_parameters_default_to_the_classic_game() -> None:
+    """SPEC §3.1: the new parameters' defaults leave the other rule sets as they are."""
+    for rules in CATALOG.values():
+        if rules is JAMAICA:
+            continue
+        published = rules.to_dict()
+        assert {k: published[k] for k in CONTRACT_PARAMS} == CONTRACT_PARAMS
+        assert set(published["card_values"]) == {"ace", "face", "joker"}  # no ace_red
+        assert not rules.is_contract and rules.rounds == 0
+        assert rules.hand_cap() == rules.hand_size + 1 and rules.deal_size() == rules.hand_size
+        assert rules.deck_for(3) == rules.deck_for(None) == (rules.decks, rules.jokers)
+        assert rules.check_round(None) is None
+
+
+def test_kalooki_jamaica_is_the_spec_entry() -> None:
+    """SPEC §3.1 catalog entry kalooki-jamaica, value by value."""
+    p = JAMAICA.to_dict()
+    assert (p["players_min"], p["players_max"]) == (3, 8)
+    assert p["contracts"] == ["333", "334", "344", "444", "3333", "3334", "3344", "3444", "4444"]
+    assert p["deal_sizes"] == "contract"
+    assert [JAMAICA.deal_size(r) for r in range(1, 10)] == [9, 10, 11, 12, 12, 13, 14, 15, 16]
+    assert p["deck_by_players"] == [{"players_max": 4, "decks": 2, "jokers": 4},
+                                    {"players_max": 6, "decks": 3, "jokers": 8},
+                                    {"players_max": 8, "decks": 4, "jokers": 10}]
+    assert (p["decks"], p["jokers"], p["hand_size"]) == (2, 4, 16)
+    assert (p["set_distinct_suits"], p["set_max"], p["set_min"], p["set_min_naturals"]) == (False, None, 3, 2)
+    assert (p["run_min"], p["run_max"], p["run_min_naturals"], p["ace"]) == (4, 13, 2, "high_or_low")
+    assert p["run_jokers_adjacent"] is False and p["contract_distinct"] is True
+    assert p["melds_after_contract"] is False and p["build_requires_opening"] is True
+    assert (p["release_set"], p["release_run"], p["joker_shift"]) == ("never", "never", "run_end")
+    assert p["joker_discard"] is False and p["discard_after_down"] is False
+    assert (p["call_max"], p["call_penalty_cards"], p["discard_pickup"]) == (3, 1, "free")
+    assert (p["final_discard"], p["special_win"], p["special_multiplier"]) == ("optional", "down-and-out", 1)
+    assert p["card_values"] == {"ace": 15, "face": 10, "joker": 50, "ace_red": 1}
+    assert (p["scoring"], p["match_end"]) == ("penalty", "contracts")
+    for site in ("Wikipedia", "pagat", "Caribbean Kalooki", "denexa", "kalooki.net", "gamerules",
+                 "superkalooki"):
+        assert site in JAMAICA.source
+
+
+def test_contract_accessors() -> None:
+    """SPEC §3.1: "3344" is two threes and two fours; the deck grows with the seats (the first
+    row whose players_max >= the seats; no seat count: the last row); the hand cap."""
+    assert JAMAICA.contract(7) == (2, 2) and JAMAICA.contract_text(7) == "3344"
+    assert JAMAICA.contract(1) == (3, 0) and JAMAICA.contract(9) == (0, 4)
+    assert [JAMAICA.deck_for(n) for n in (3, 4, 5, 6, 7, 8)] == [(2, 4)] * 2 + [(3, 8)] * 2 + [(4, 10)] * 2
+    assert JAMAICA.deck_for(None) == (4, 10) and JAMAICA.deck_size_for(5) == 164
+    assert JAMAICA.hand_cap(9) == 16 + 1 + 3 * 2 and JAMAICA.hand_cap(1) == 9 + 1 + 6
+    assert JAMAICA.hand_cap() == JAMAICA.hand_cap(9)
+    sized = resolve({"base": "kalooki-jamaica", "overrides": {"deal_sizes": [10] * 9}})
+    assert sized.deal_size(1) == 10
+
+
+def test_round_is_checked() -> None:
+    """SPEC §5: a contract rule set needs round (round-required), 1..len(contracts); a rule set
+    without contracts takes none (invalid-round)."""
+    with pytest.raises(RoundRequired) as e:
+        JAMAICA.check_round(None)
+    assert e.value.code == "round-required" and e.value.field == "round"
+    for bad in (0, 10, True, "1", 1.0):
+        with pytest.raises(InvalidRound) as e2:
+            JAMAICA.check_round(bad)
+        assert e2.value.code == "invalid-round"
+    with pytest.raises(InvalidRound):
+        CATALOG["kaluki-51"].check_round(1)
+    assert JAMAICA.check_round(9) == 9
+
+
+@pytest.mark.parametrize("overrides,named", [
+    ({"deal_sizes": [9, 10]}, "deal_sizes"),           # SPEC §3.1: one deal size per round
+    ({"contracts": ["333", "44"]}, "contracts"),          # valid: deal sizes "contract" follow
+    ({"contracts": ["335"]}, "contracts"),                # a digit other than 3 or 4
+    ({"contracts": ["3", ""]}, "contracts"),
+    ({"contracts": []}, "contracts"),
+    ({"contracts": "333"}, "contracts"),
+    ({"decks": 3}, "decks"),                              # decks/jokers = deck_by_players' first row
+    ({"jokers": 6}, "jokers"),
+    ({"deck_by_players": [{"players_max": 8, "decks": 2, "jokers": 4}]}, "deck_by_players"),
+    ({"deck_by_players": [{"players_max": 4, "decks": 2, "jokers": 4},
+                          {"players_max": 4, "decks": 3, "jokers": 8}]}, "deck_by_players"),
+    ({"deck_by_players": [{"players_max": 4, "decks": 2, "jokers": 40}]}, "deck_by_players"),
+    ({"deck_by_players": [{"players_max": 4, "decks": 2}]}, "deck_by_players"),
+    ({"deck_by_players": []}, "deck_by_players"),
+    ({"deck_by_players": None}, "deck_by_players"),       # 2 decks + 4 jokers cannot seat 8 x 16
+    ({"contracts": None}, "contracts"),                   # match_end contracts needs contracts
+    ({"match_end": "hands"}, "match_end"),                # a contract match ends after its last deal
+    ({"joker_shift": "anywhere"}, "joker_shift"),
+    ({"call_max": 11}, "call_max"),
+    ({"call_penalty_cards": -1}, "call_penalty_cards"),
+    ({"set_max": 1}, "set_max"),
+    ({"card_values": {"ace_red": 101}}, "card_values"),
+    ({"discard_after_down": 1}, "discard_after_down"),
+])
+def test_contradicting_contract_values_are_refused(overrides: dict, named: str) -> None:
+    """SPEC §3, §3.1: a value out of range or contradicting another is invalid-parameter,
+    naming the parameter the request sent."""
+    if overrides == {"contracts": ["333", "44"]}:  # a valid override: deal sizes follow
+        rules = resolve({"base": "kalooki-jamaica", "overrides": overrides})
+        assert rules.rounds == 2 and rules.deal_size(2) == 8
+        return
+    with pytest.raises(InvalidParameter) as e:
+        resolve({"base": "kalooki-jamaica", "overrides": overrides})
+    assert e.value.field == f"ruleset.overrides.{named}"
+
+
+def test_contract_overrides_express_house_variants() -> None:
+    """SPEC §3.1: overrides express extra melds when going down, aces reversed, bigger decks,
+    doubling (superkalooki), and contracts on another base."""
+    r = resolve({"base": "kalooki-jamaica", "overrides": {
+        "melds_after_contract": True, "card_values": {"ace": 1, "ace_red": 15},
+        "special_multiplier": 2, "deck_by_players": [
+            {"players_max": 4, "decks": 2, "jokers": 4}, {"players_max": 8, "decks": 4, "jokers": 8}]}})
+    assert r.melds_after_contract and r.card_values.ace_red == 15 and r.deck_for(5) == (4, 8)
+    assert resolve({"base": "kalooki-jamaica", "overrides": {"card_values": {"ace_red": None}}}) \
+        .to_dict()["card_values"] == {"ace": 15, "face": 10, "joker": 50}
+    classic = resolve({"base": "kaluki-hunt", "overrides": {"contracts": ["333", "334"],
+                                                            "match_end": "contracts"}})
+    assert classic.is_contract and classic.deal_size(2) == 10
+    with pytest.raises(InvalidParameter) as e:
+        resolve({"base": "kaluki-hunt", "overrides": {"deal_sizes": [9]}})
+    assert e.value.field == "ruleset.overrides.deal_sizes"
+    with pytest.raises(InvalidParameter):
+        resolve({"base": "kaluki-hunt", "overrides": {"match_end": "contracts"}})
+
+
+def test_override_lists_are_cached_apart() -> None:
+    """Lists are frozen for the cache; true and 1 stay apart."""
+    a = resolve({"base": "kalooki-jamaica", "overrides": {"deal_sizes": [10] * 9}})
+    b = resolve({"base": "kalooki-jamaica", "overrides": {"deal_sizes": [10] * 9}})
+    assert a is b
+    with pytest.raises(InvalidParameter):
+        resolve({"base": "kalooki-jamaica", "overrides": {"deal_sizes": [True] * 9}})

@@ -488,6 +488,11 @@ case("hunt-build-in-winning-turn", "S1", "builds in the winning turn itself stil
 """, win("ann", "special", scores(("ann", 0, 40, 0), ("bob", 87, 0, 174))))
 
 
+from tests.records.contract_corpus import CONTRACT_CASES  # noqa: E402 (after the classic cases)
+
+CASES.extend(CONTRACT_CASES)
+
+
 def main() -> None:
     import sys
     sys.path.insert(0, str(HERE.parent.parent))

@@ -447,6 +447,8 @@ export interface components {
             cards: components["schemas"]["Card"][];
             /** @description the player has already made their first meld: going out needs no threshold and no special win is left (can_special false) (default: false) */
             opened?: boolean;
+            /** @description contract rule sets (SPEC §3.1): the deal, 1-based (required there, refused elsewhere); the opening is then the round's contract */
+            round?: number | null;
             ruleset: components["schemas"]["RuleSetRef"];
         };
         AnalyzeResponse: {
@@ -555,7 +557,7 @@ export interface components {
             elimination_over?: number;
             goal_points?: number;
             /** @enum {string} */
-            match_end?: "goal" | "elimination" | "hands";
+            match_end?: "goal" | "elimination" | "hands" | "contracts";
             match_hands?: number;
             players: string[];
             ruleset: components["schemas"]["RuleSetRef"];
@@ -672,7 +674,7 @@ export interface components {
             elimination_over?: number;
             goal_points?: number;
             /** @enum {string} */
-            match_end?: "goal" | "elimination" | "hands";
+            match_end?: "goal" | "elimination" | "hands" | "contracts";
             match_hands?: number;
         };
         /** @description A hand record without `ruleset` (the match's rule set applies). */
@@ -693,6 +695,8 @@ export interface components {
             /** @enum {string} */
             finish: "out" | "special";
             players: components["schemas"]["PlayerCards"][];
+            /** @description contract rule sets (SPEC §3.1), optional: the deal scored (1-based); in a match, the next round */
+            round?: number | null;
             winner: string;
         };
         Meld: {
@@ -746,13 +750,21 @@ export interface components {
              *     ]
              */
             melds: components["schemas"]["MeldInput"][];
+            /** @description contract rule sets (SPEC §3.1): the deal, 1-based; the melds are then a lay checked against its contract (required there, refused elsewhere) */
+            round?: number | null;
             ruleset: components["schemas"]["RuleSetRef"];
         };
         OpeningResponse: {
+            /**
+             * @description with round: the round's contract (digits: 3 a three, 4 a four)
+             * @example 3344
+             */
+            contract?: string;
             /** @description each meld read, null where it is not legal */
             melds: (components["schemas"]["Meld"] | null)[];
             points: number;
-            threshold: number;
+            /** @description opening_min_points; null for a lay (with round) */
+            threshold: number | null;
             valid: boolean;
             violations: components["schemas"]["Violation"][];
         };
@@ -925,14 +937,33 @@ export interface components {
             buy_ins?: boolean;
             /** @description buy-ins allowed per player in a match */
             buy_ins_max?: number;
-            /** @description penalty values of cards left in hand: ace, face (T J Q K) and joker; 2-9 count face value */
+            /** @description calls (asking for the discard out of turn) a player may make in one deal (0: no calls) */
+            call_max?: number;
+            /** @description cards a granted caller also takes from the stock */
+            call_penalty_cards?: number;
+            /** @description penalty values of cards left in hand: ace, face (T J Q K) and joker, and optionally ace_red (red aces count ace_red, black ones ace); 2-9 count face value */
             card_values?: {
                 ace?: number;
+                ace_red?: number | null;
                 face?: number;
                 joker?: number;
             };
+            /** @description a contract's threes are of different ranks and its fours of different suits */
+            contract_distinct?: boolean;
+            /** @description the deals' contracts in order, each a string of digits: 3 a three (set), 4 a four (run); null: no contracts (an opening instead) */
+            contracts?: string[] | null;
+            /** @description cards dealt per round: "contract" (3 per three and 4 per four of the round's contract) or one number per round */
+            deal_sizes?: "contract" | number[];
+            /** @description the deck by seats: the first row whose players_max is at least the seat count gives decks and jokers (no seat count: the last row); null: decks and jokers */
+            deck_by_players?: {
+                decks: number;
+                jokers: number;
+                players_max: number;
+            }[] | null;
             /** @description standard 52-card decks shuffled together */
             decks?: number;
+            /** @description a player who has gone down (opened) may take the discard pile's top card */
+            discard_after_down?: boolean;
             /**
              * @description what a card taken from the discard pile must do: free (nothing), meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new meld that turn)
              * @enum {string}
@@ -949,17 +980,26 @@ export interface components {
             goal_points?: number;
             /** @description cards dealt to each player */
             hand_size?: number;
+            /** @description a joker may be discarded */
+            joker_discard?: boolean;
             /** @description a joker's value in meld points and the opening: "represented" (the card it stands for) or a fixed number */
             joker_opening_value?: "represented" | number;
+            /**
+             * @description none, or run_end: the holder of the natural a run's joker stands for may lay it in the joker's place and move the joker to an end of that run
+             * @enum {string}
+             */
+            joker_shift?: "none" | "run_end";
             /** @description jokers added to the decks */
             jokers?: number;
             /**
-             * @description how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out) or hands (after match_hands hands)
+             * @description how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out), hands (after match_hands hands) or contracts (after the last contract's deal, lowest total wins)
              * @enum {string}
              */
-            match_end?: "goal" | "elimination" | "hands";
+            match_end?: "goal" | "elimination" | "hands" | "contracts";
             /** @description hands: number of hands in the match */
             match_hands?: number;
+            /** @description after going down a player may lay further melds of their own (false: only build) */
+            melds_after_contract?: boolean;
             /** @description points a player's first melds must reach (0: none) */
             opening_min_points?: number;
             /** @description bonus_penalty: the winner's points for going out */
@@ -987,6 +1027,8 @@ export interface components {
              * @enum {string}
              */
             released_joker?: "hand" | "any_meld" | "new_meld";
+            /** @description two jokers may stand side by side in a run */
+            run_jokers_adjacent?: boolean;
             /** @description most cards in a run (a run never exceeds 13 cards) */
             run_max?: number;
             /** @description fewest cards in a run */
@@ -1000,8 +1042,8 @@ export interface components {
             scoring?: "winner_collects" | "bonus_penalty" | "penalty";
             /** @description no two cards of one suit in a set (jokers fill missing suits) */
             set_distinct_suits?: boolean;
-            /** @description most cards in a set (at most 4 with distinct suits) */
-            set_max?: number;
+            /** @description most cards in a set (at most 4 with distinct suits; null: no limit) */
+            set_max?: number | null;
             /** @description fewest cards in a set */
             set_min?: number;
             /** @description natural (non-joker) cards a set needs */
@@ -1016,7 +1058,7 @@ export interface components {
              * @description name of the one-turn win: every card laid in the turn of one's first meld
              * @enum {string}
              */
-            special_win?: "kaluki" | "hunt" | "kalookie";
+            special_win?: "kaluki" | "hunt" | "kalookie" | "down-and-out";
         };
         /**
          * @description A catalog rule-set name, or a catalog rule set with overrides.
@@ -1045,6 +1087,8 @@ export interface components {
             /** @enum {string} */
             finish: "out" | "special";
             players: components["schemas"]["PlayerCards"][];
+            /** @description contract rule sets (SPEC §3.1), optional: the deal scored (1-based); in a match, the next round */
+            round?: number | null;
             ruleset: components["schemas"]["RuleSetRef"];
             winner: string;
         };
@@ -1061,12 +1105,22 @@ export interface components {
             points: number;
         };
         State: {
+            /** @description contract rule sets only: each player's granted calls this deal */
+            calls_made?: {
+                [key: string]: number;
+            };
+            /** @description contract rule sets only: the round's contract ("3344") */
+            contract?: string;
             discard_count: number;
             discard_top: string | null;
+            /** @description contract rule sets only: the players who have gone down */
+            down?: string[];
             hands: components["schemas"]["HandCards"][];
             next_player: string | null;
             /** @description players who have made their first meld */
             opened: string[];
+            /** @description contract rule sets only: the deal (1-based) */
+            round?: number;
             stock_count: number;
             table: components["schemas"]["Meld"][];
             /** @description the turn the state stands before */
@@ -1075,6 +1129,13 @@ export interface components {
         Step: {
             /** @description that turn as the record gives it (canonical cards); null: the deal */
             played?: ({
+                /** @description contract rule sets: at the start of the turn, player asks for the discard pile's top card (SPEC §3.1) */
+                call?: {
+                    granted: boolean;
+                    /** @description the penalty cards from the stock (named when the record has no stock) */
+                    penalty?: string[];
+                    player: string;
+                };
                 discard?: string;
                 draw?: {
                     card?: string;
@@ -1100,6 +1161,19 @@ export interface components {
                 } | {
                     release: {
                         cards?: string[];
+                        meld?: number;
+                    };
+                } | {
+                    lay: (string[] | {
+                        cards?: string[];
+                        /** @enum {string} */
+                        kind?: "set" | "run";
+                    })[];
+                } | {
+                    shift: {
+                        card?: string;
+                        /** @enum {string} */
+                        end?: "low" | "high";
                         meld?: number;
                     };
                 })[];
@@ -1147,13 +1221,23 @@ export interface components {
             restock?: components["schemas"]["Card"][];
         };
         TurnCheck: {
+            /** @description each player's granted calls this deal ({player: count}) */
+            calls_made?: {
+                [key: string]: number;
+            };
             discard_top?: string | null;
+            /** @description the other players who have gone down (opened says whether this player has) */
+            down?: string[];
             /** @description the player's hand before the draw */
             hand: components["schemas"]["Card"][];
             /** @description the player built or released in an earlier turn of this hand without opening (possible where build_requires_opening is false): going out this turn is then "out", not special (SPEC §3). Implied by opened. (default: false) */
             laid_before?: boolean;
             /** @description (default: false) */
             opened?: boolean;
+            /** @description contract rule sets, for calls: the seats in turn order, starting with the player whose turn it is (the last seat discarded discard_top); without it no call is possible */
+            players?: string[] | null;
+            /** @description contract rule sets (required there, refused elsewhere): the deal, 1-based */
+            round?: number | null;
             ruleset: components["schemas"]["RuleSetRef"];
             /** @description the melds on the table, numbered from 0 (at most 108: every card of the largest deck in melds of two) */
             table?: components["schemas"]["MeldCard"][][];
@@ -4739,6 +4823,15 @@ export interface operations {
                      *             4
                      *           ],
                      *           "source": "online \"Kalooki 40\" rooms: 40 to open, ace low counts 1, penalty points, elimination over 150"
+                     *         },
+                     *         {
+                     *           "href": "/v1/rulesets/kalooki-jamaica",
+                     *           "name": "kalooki-jamaica",
+                     *           "players": [
+                     *             3,
+                     *             8
+                     *           ],
+                     *           "source": "Jamaican contract Kalooki (Wikipedia \"Kalooki\"; pagat.com \"Caribbean Kalooki\"; denexa.com; kalooki.net; gamerules.com; superkalooki.com rules): nine contracts, threes with repeated suits, fours without adjacent jokers, calls, joker shift, lowest total after nine deals"
                      *         }
                      *       ]
                      *     }
@@ -4800,17 +4893,27 @@ export interface operations {
                      *         "buy_in_min_players": "a buy-in needs at least this many players at the table, counting the one buying in (3: never head to head); an integer from 2 to 100",
                      *         "buy_ins": "elimination: an eliminated player may buy back in, re-entering at the highest penalty still in the match; true or false",
                      *         "buy_ins_max": "buy-ins allowed per player in a match; an integer from 1 to 100",
-                     *         "card_values": "penalty values of cards left in hand: ace, face (T J Q K) and joker; 2-9 count face value; each an integer from 0 to 100",
+                     *         "call_max": "calls (asking for the discard out of turn) a player may make in one deal (0: no calls); an integer from 0 to 10",
+                     *         "call_penalty_cards": "cards a granted caller also takes from the stock; an integer from 0 to 5",
+                     *         "card_values": "penalty values of cards left in hand: ace, face (T J Q K) and joker, and optionally ace_red (red aces count ace_red, black ones ace); 2-9 count face value; each an integer from 0 to 100",
+                     *         "contract_distinct": "a contract's threes are of different ranks and its fours of different suits; true or false",
+                     *         "contracts": "the deals' contracts in order, each a string of digits: 3 a three (set), 4 a four (run); null: no contracts (an opening instead); null or a list of 1 to 20 strings of 1 to 5 digits, each 3 (a three: a set) or 4 (a four: a run)",
+                     *         "deal_sizes": "cards dealt per round: \"contract\" (3 per three and 4 per four of the round's contract) or one number per round; \"contract\" or a list of integers from 1 to 20, one per contract",
+                     *         "deck_by_players": "the deck by seats: the first row whose players_max is at least the seat count gives decks and jokers (no seat count: the last row); null: decks and jokers; null or a list of 1 to 8 objects {players_max, decks, jokers}, players_max rising (2 to 8; the last row at least players_max), decks and jokers within their own parameters' ranges",
                      *         "decks": "standard 52-card decks shuffled together; an integer from 1 to 4",
+                     *         "discard_after_down": "a player who has gone down (opened) may take the discard pile's top card; true or false",
                      *         "discard_pickup": "what a card taken from the discard pile must do: free (nothing), meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new meld that turn); one of free, meld_same_turn, new_meld_same_turn",
                      *         "elimination_over": "elimination: a player whose penalty exceeds this is out; an integer from 1 to 1,000,000",
                      *         "final_discard": "whether a player's last card must go to the discard pile (required) or the hand may also end by melding every card (optional); one of required, optional",
                      *         "goal_points": "goal: points that win the match; an integer from 1 to 1,000,000",
                      *         "hand_size": "cards dealt to each player; an integer from 1 to 20",
+                     *         "joker_discard": "a joker may be discarded; true or false",
                      *         "joker_opening_value": "a joker's value in meld points and the opening: \"represented\" (the card it stands for) or a fixed number; \"represented\" or an integer from 0 to 100",
-                     *         "jokers": "jokers added to the decks; an integer from 0 to 8",
-                     *         "match_end": "how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out) or hands (after match_hands hands); one of goal, elimination, hands",
+                     *         "joker_shift": "none, or run_end: the holder of the natural a run's joker stands for may lay it in the joker's place and move the joker to an end of that run; one of none, run_end",
+                     *         "jokers": "jokers added to the decks; an integer from 0 to 16",
+                     *         "match_end": "how a match ends: goal (first to goal_points), elimination (over elimination_over penalty is out), hands (after match_hands hands) or contracts (after the last contract's deal, lowest total wins); one of goal, elimination, hands, contracts",
                      *         "match_hands": "hands: number of hands in the match; an integer from 1 to 10,000",
+                     *         "melds_after_contract": "after going down a player may lay further melds of their own (false: only build); true or false",
                      *         "opening_min_points": "points a player's first melds must reach (0: none); an integer from 0 to 1,000",
                      *         "out_bonus": "bonus_penalty: the winner's points for going out; an integer from 0 to 10,000",
                      *         "players_max": "most players at the table; an integer from 2 to 8",
@@ -4820,18 +4923,19 @@ export interface operations {
                      *         "release_run": "how a joker leaves a run: never, or exact (only the card it stands for frees it); one of never, exact",
                      *         "release_set": "how a joker leaves a set: never, one_missing (one natural of a missing suit frees it) or all_missing (the naturals of every missing suit, laid together); one of never, one_missing, all_missing",
                      *         "released_joker": "where a released joker must go, the same turn: hand (kept), any_meld (into any meld laid or built that turn) or new_meld (into a new meld); one of hand, any_meld, new_meld",
+                     *         "run_jokers_adjacent": "two jokers may stand side by side in a run; true or false",
                      *         "run_max": "most cards in a run (a run never exceeds 13 cards); an integer from 2 to 14",
                      *         "run_min": "fewest cards in a run; an integer from 2 to 13",
                      *         "run_min_naturals": "natural (non-joker) cards a run needs; an integer from 1 to 13",
                      *         "scoring": "end-of-hand scoring: winner_collects, bonus_penalty or penalty (SPEC §6); one of winner_collects, bonus_penalty, penalty",
                      *         "set_distinct_suits": "no two cards of one suit in a set (jokers fill missing suits); true or false",
-                     *         "set_max": "most cards in a set (at most 4 with distinct suits); an integer from 2 to 8",
+                     *         "set_max": "most cards in a set (at most 4 with distinct suits; null: no limit); an integer from 2 to 8 or null",
                      *         "set_min": "fewest cards in a set; an integer from 2 to 8",
                      *         "set_min_naturals": "natural (non-joker) cards a set needs; an integer from 1 to 8",
                      *         "special_bonus": "bonus_penalty: the winner's points for a special win; an integer from 0 to 10,000",
                      *         "special_flat": "winner_collects: points each loser loses after a special win; an integer from 0 to 10,000",
                      *         "special_multiplier": "multiplier on the losers' hand values after a special win; an integer from 1 to 100",
-                     *         "special_win": "name of the one-turn win: every card laid in the turn of one's first meld; one of kaluki, hunt, kalookie"
+                     *         "special_win": "name of the one-turn win: every card laid in the turn of one's first meld; one of kaluki, hunt, kalookie, down-and-out"
                      *       },
                      *       "name": "kaluki-51",
                      *       "parameters": {
@@ -4841,21 +4945,31 @@ export interface operations {
                      *         "buy_in_min_players": 3,
                      *         "buy_ins": false,
                      *         "buy_ins_max": 1,
+                     *         "call_max": 0,
+                     *         "call_penalty_cards": 1,
                      *         "card_values": {
                      *           "ace": 11,
                      *           "face": 10,
                      *           "joker": 25
                      *         },
+                     *         "contract_distinct": false,
+                     *         "contracts": null,
+                     *         "deal_sizes": "contract",
+                     *         "deck_by_players": null,
                      *         "decks": 2,
+                     *         "discard_after_down": true,
                      *         "discard_pickup": "free",
                      *         "elimination_over": 150,
                      *         "final_discard": "optional",
                      *         "goal_points": 500,
                      *         "hand_size": 13,
+                     *         "joker_discard": true,
                      *         "joker_opening_value": 25,
+                     *         "joker_shift": "none",
                      *         "jokers": 2,
                      *         "match_end": "goal",
                      *         "match_hands": 10,
+                     *         "melds_after_contract": true,
                      *         "opening_min_points": 51,
                      *         "out_bonus": 0,
                      *         "players_max": 4,
@@ -4865,6 +4979,7 @@ export interface operations {
                      *         "release_run": "exact",
                      *         "release_set": "one_missing",
                      *         "released_joker": "any_meld",
+                     *         "run_jokers_adjacent": true,
                      *         "run_max": 13,
                      *         "run_min": 4,
                      *         "run_min_naturals": 1,
@@ -5326,6 +5441,51 @@ export interface operations {
                      *           "type": "/problems/invalid-meld"
                      *         },
                      *         {
+                     *           "code": "adjacent-jokers",
+                     *           "message": {
+                     *             "en": "Two jokers may not stand side by side in a run.",
+                     *             "nl": "Twee jokers mogen in een reeks niet naast elkaar liggen."
+                     *           },
+                     *           "rule": "no two jokers stand side by side in a run (run_jokers_adjacent false)",
+                     *           "type": "/problems/adjacent-jokers"
+                     *         },
+                     *         {
+                     *           "code": "contract-not-met",
+                     *           "message": {
+                     *             "en": "This round's contract {contract} needs {need_threes} three(s) and {need_fours} four(s); these melds make {threes} three(s) and {fours} four(s).",
+                     *             "nl": "Het contract {contract} van deze ronde vraagt {need_threes} drietal(len) en {need_fours} viertal(len); deze combinaties maken {threes} drietal(len) en {fours} viertal(len)."
+                     *           },
+                     *           "rule": "going down lays exactly the round's contract: its threes (sets) and fours (runs), nothing before it",
+                     *           "type": "/problems/contract-not-met"
+                     *         },
+                     *         {
+                     *           "code": "contract-duplicate-rank",
+                     *           "message": {
+                     *             "en": "Two threes of the contract are of the same rank ({rank}).",
+                     *             "nl": "Twee drietallen van het contract hebben dezelfde waarde ({rank})."
+                     *           },
+                     *           "rule": "a contract's threes are of different ranks (contract_distinct)",
+                     *           "type": "/problems/contract-duplicate-rank"
+                     *         },
+                     *         {
+                     *           "code": "contract-duplicate-suit",
+                     *           "message": {
+                     *             "en": "Two fours of the contract are of the same suit ({suit}).",
+                     *             "nl": "Twee viertallen van het contract hebben dezelfde kleur ({suit})."
+                     *           },
+                     *           "rule": "a contract's fours are of different suits (contract_distinct)",
+                     *           "type": "/problems/contract-duplicate-suit"
+                     *         },
+                     *         {
+                     *           "code": "contract-extra-meld",
+                     *           "message": {
+                     *             "en": "You have gone down this deal: no further meld of your own, only builds.",
+                     *             "nl": "Je bent deze ronde al uitgekomen: geen eigen combinatie meer, alleen aanleggen."
+                     *           },
+                     *           "rule": "a player goes down once per deal, and after it lays no meld of their own unless melds_after_contract",
+                     *           "type": "/problems/contract-extra-meld"
+                     *         },
+                     *         {
                      *           "code": "build-before-opening",
                      *           "message": {
                      *             "en": "You may build on melds only after your own opening.",
@@ -5540,6 +5700,96 @@ export interface operations {
                      *           },
                      *           "rule": "final_discard required: the last card goes to the discard pile",
                      *           "type": "/problems/final-discard-required"
+                     *         },
+                     *         {
+                     *           "code": "joker-not-shiftable",
+                     *           "message": {
+                     *             "en": "This joker cannot be shifted ({reason}).",
+                     *             "nl": "Deze joker kan niet worden doorgeschoven ({reason})."
+                     *           },
+                     *           "rule": "a down player may lay the natural a run's joker stands for in its place and move the joker to an end of that run, which stays legal (joker_shift run_end)",
+                     *           "type": "/problems/joker-not-shiftable"
+                     *         },
+                     *         {
+                     *           "code": "call-not-allowed",
+                     *           "message": {
+                     *             "en": "This rule set has no calls.",
+                     *             "nl": "Deze spelregels kennen geen roepen."
+                     *           },
+                     *           "rule": "calls only where the rule set allows them (call_max above 0)",
+                     *           "type": "/problems/call-not-allowed"
+                     *         },
+                     *         {
+                     *           "code": "call-after-down",
+                     *           "message": {
+                     *             "en": "{player} has gone down and may not call.",
+                     *             "nl": "{player} heeft uitgelegd en mag niet meer roepen."
+                     *           },
+                     *           "rule": "a player who has gone down may not call",
+                     *           "type": "/problems/call-after-down"
+                     *         },
+                     *         {
+                     *           "code": "call-limit",
+                     *           "message": {
+                     *             "en": "{player} has made all {max} call(s) allowed this deal.",
+                     *             "nl": "{player} heeft deze ronde al alle {max} toegestane keer geroepen."
+                     *           },
+                     *           "rule": "a player makes at most call_max granted calls in one deal",
+                     *           "type": "/problems/call-limit"
+                     *         },
+                     *         {
+                     *           "code": "call-own-turn",
+                     *           "message": {
+                     *             "en": "It is {player}'s own turn: they draw instead of calling.",
+                     *             "nl": "{player} is zelf aan de beurt: die pakt, in plaats van te roepen."
+                     *           },
+                     *           "rule": "the player whose turn it is does not call; they draw",
+                     *           "type": "/problems/call-own-turn"
+                     *         },
+                     *         {
+                     *           "code": "call-own-discard",
+                     *           "message": {
+                     *             "en": "{player} discarded {card} and may not call it back.",
+                     *             "nl": "{player} heeft {card} zelf afgelegd en mag die niet terugroepen."
+                     *           },
+                     *           "rule": "a player may not call the card they discarded themselves",
+                     *           "type": "/problems/call-own-discard"
+                     *         },
+                     *         {
+                     *           "code": "call-no-discard",
+                     *           "message": {
+                     *             "en": "There is no discard to call: the discard pile is empty.",
+                     *             "nl": "Er valt niets te roepen: de aflegstapel is leeg."
+                     *           },
+                     *           "rule": "a call asks for the discard pile's top card, so the pile has one",
+                     *           "type": "/problems/call-no-discard"
+                     *         },
+                     *         {
+                     *           "code": "call-refused-draw",
+                     *           "message": {
+                     *             "en": "{player} must draw as the call decides: from the stock after a granted call, the discard after a refused one.",
+                     *             "nl": "{player} moet pakken zoals het roepen beslist: van de stapel na een toegestane roep, de aflegkaart na een geweigerde."
+                     *           },
+                     *           "rule": "after a granted call the player whose turn it is draws from the stock; after a refused one they take the discard themselves",
+                     *           "type": "/problems/call-refused-draw"
+                     *         },
+                     *         {
+                     *           "code": "joker-discard",
+                     *           "message": {
+                     *             "en": "A joker may not be discarded.",
+                     *             "nl": "Een joker mag niet worden afgelegd."
+                     *           },
+                     *           "rule": "a joker may not be discarded (joker_discard false)",
+                     *           "type": "/problems/joker-discard"
+                     *         },
+                     *         {
+                     *           "code": "discard-after-down",
+                     *           "message": {
+                     *             "en": "{player} has gone down and may not take the discard (nor refuse a call, which would make them take it).",
+                     *             "nl": "{player} heeft uitgelegd en mag de aflegkaart niet pakken (en dus ook een roep niet weigeren, want dan moet die hem pakken)."
+                     *           },
+                     *           "rule": "a player who has gone down may not take the discard pile's top card (discard_after_down false), nor refuse a call",
+                     *           "type": "/problems/discard-after-down"
                      *         }
                      *       ]
                      *     }

@@ -372,6 +372,11 @@ function renderTurn(step) {
   const held = actor ? actor.cards : [];
   const mark = (cards, on) => (on ? faultyCards(cards, v, held) : new Set());
   const list = h("ol", { className: `actions${wholeTurn ? " violating-turn" : ""}`, "data-turn": step.turn });
+  if (played.call) { // contract rule sets: a call at the start of the turn
+    const c = played.call;
+    list.append(actionItem(t(c.granted ? "call-granted" : "call-refused", { player: c.player }),
+      c.penalty || [], { className: "action-call" }));
+  }
   if (played.restock) list.append(actionItem(t("restock", { count: played.restock.length }), []));
   const d = played.draw;
   const drawn = d && d.card ? [d.card] : [];
@@ -395,6 +400,13 @@ function renderTurn(step) {
       cards = p.release.cards;
       label = t("release", { meld: p.release.meld + 1 });
       index = `"meld": ${p.release.meld}`;
+    } else if (p.lay) {
+      cards = p.lay.flatMap((x) => (Array.isArray(x) ? x : x.cards));
+      label = t("lay", { count: p.lay.length });
+    } else if (p.shift) {
+      cards = [p.shift.card];
+      label = t("shift", { meld: p.shift.meld + 1, end: t(p.shift.end || "high") });
+      index = `"meld": ${p.shift.meld}`;
     }
     if (label !== null) {
       list.append(actionItem(label, cards, { bad, play: j, unreached: stopped !== null && j > stopped,
@@ -443,6 +455,7 @@ function renderStep() {
   renderTurn(step);
   const tableHead = document.querySelector(".board-table h3");
   tableHead.textContent = step.turn === null ? t("state-deal") : v ? t("state-before") : t("state-after");
+  if (s.contract) tableHead.textContent += ` · ${t("round-contract", { round: s.round, contract: s.contract })}`;
 
   const table = $("step-table");
   table.replaceChildren();
@@ -463,7 +476,8 @@ function renderStep() {
   hands.replaceChildren();
   for (const hand of s.hands) {
     const tags = [];
-    if (s.opened.includes(hand.id)) tags.push(t("opened"));
+    if (s.opened.includes(hand.id)) tags.push(t(s.contract ? "down" : "opened"));
+    if (s.calls_made && s.calls_made[hand.id]) tags.push(t("calls-made", { count: s.calls_made[hand.id] }));
     if (s.next_player === hand.id) tags.push(t("to-play"));
     if (!hand.cards.length) tags.push(t("out"));
     const head = h("h4", {}, h("span", { className: "player", text: hand.id }),

@@ -183,7 +183,7 @@ export function lineOfPlay(text, turn, play) {
       turns++;
       plays = -1;
       if (turns === turn && (play === null || play === undefined)) return n + 1;
-    } else if (turns === turn && ["meld", "build", "release"].includes(word)) {
+    } else if (turns === turn && ["meld", "build", "release", "lay", "shift"].includes(word)) {
       plays++;
       if (plays === play) return n + 1;
     }
