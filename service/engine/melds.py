@@ -424,62 +424,178 @@ class BuildRuling:
 
 def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = True) -> BuildRuling:
     """Add cards to a meld on the table: a set takes naturals of missing suits (and
-    jokers) up to ``set_max``; a run takes cards at either end."""
+    jokers) up to ``set_max``; a run takes cards at either end (SPEC §5 build).
+
+    The order the cards are listed in never changes the ruling or the resulting meld
+    (issue 19): a run's placements are searched by :func:`_build_run`, a set's cards
+    are taken in card order (:func:`_card_order`).
+    """
     if rules.build_requires_opening and not opened:
         return BuildRuling(False, meld, (Violation("build-before-opening"),))
-    pending = list(added)
-    current = meld
-    while pending:
-        for p in pending:
-            grown = _grow(current, p, rules)
-            if grown is not None:
-                current = grown
-                pending.remove(p)
-                break
-        else:
-            return BuildRuling(False, meld, (_why_not_fit(current, pending[0], rules),))
+    if isinstance(meld, RunMeld):
+        return _build_run(meld, added, rules)
+    pending = sorted(added, key=_card_order)
+    current: SetMeld = meld
+    for p in pending:
+        grown = _grow_set(current, p, rules)
+        if grown is None:
+            return BuildRuling(False, meld, (_why_not_fit(current, p, rules),))
+        current = grown
     return BuildRuling(True, current)
 
 
-def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
+def _card_order(p: Placed) -> tuple[int, int, int, str, str]:
+    """A build's cards in card order (naturals by suit then rank, jokers last): the
+    order a set takes them in and the order a refusal names them in."""
     t = p.token
-    if isinstance(meld, SetMeld):
-        if len(meld.cards) >= rules.effective_set_max:
-            return None
-        if t.is_joker:
-            if t.as_rank is not None and t.as_rank != meld.rank:
-                return None
-            return _set_with(meld, MeldCard(JOKER, meld.rank, None), rules)
-        if t.card.rank != meld.rank:
-            return None
-        if rules.set_distinct_suits and t.card.suit in {c.suit for c in meld.naturals}:
-            return None
-        return _set_with(meld, t, rules)
-    # runs: high end first unless told otherwise
-    if len(meld.cards) >= rules.effective_run_max:
+    return (int(t.is_joker), t.card.index, t.as_rank or 0, t.as_suit or "", p.end or "")
+
+
+def _grow_set(meld: SetMeld, p: Placed, rules: RuleSet) -> SetMeld | None:
+    t = p.token
+    if len(meld.cards) >= rules.effective_set_max:
         return None
-    ends = [p.end] if p.end else ["high", "low"]
-    for end in ends:
-        v = meld.end + 1 if end == "high" else meld.start - 1
-        if rules.ace == AceMode.AROUND:
-            if v < 1:
-                v = 13  # the king below a low ace: values become 13 (K), 14 (A), 15 (2), ...
-        elif v < 1 or v > 14 or not _ace_ok(v, rules.ace):
+    if t.is_joker:
+        if t.as_rank is not None and t.as_rank != meld.rank:
+            return None
+        return _set_with(meld, MeldCard(JOKER, meld.rank, None), rules)
+    if t.card.rank != meld.rank:
+        return None
+    if rules.set_distinct_suits and t.card.suit in {c.suit for c in meld.naturals}:
+        return None
+    return _set_with(meld, t, rules)
+
+
+# -- building on a run: the placement search ---------------------------------------------
+#
+# Cards built on a run lie at its ends, so the run they make is the table run grown by
+# ``a`` cards below it and ``b`` above (a *window*). In a window every place has one
+# rank, so each natural (and each joker that names its card) has at most one place in
+# it, and the undeclared jokers fill the places left: a window decides the resulting
+# run. Which windows can the cards reach, taken one at a time in some order, each going
+# high when it fits both ends (SPEC §5)? A card goes low only when at that moment it
+# does not fit high: for an undeclared joker only once the high end is complete and can
+# grow no further (Q-K-A, say); for a natural (or a declared joker) only while the
+# place above the high end is not its rank (it can be, once: the ace above a K-high end
+# is the ace below a 2). :func:`_reachable` decides that for a window in one pass.
+# The search tries every window of ``a + b`` cards (most cards first): at most 91 for a
+# run of 13, each in time linear in the cards; no orders are enumerated.
+
+def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildRuling:
+    n = len(added)
+    room = rules.effective_run_max - len(meld.cards)
+    for total in range(min(n, max(room, 0)), -1, -1):
+        found = [w for b in range(total, -1, -1)
+                 if (w := _window(meld, added, total - b, b, rules)) is not None]
+        # the most points, then the cards placed highest (SPEC §5; issue 19)
+        found.sort(key=lambda w: (-w[0].points, -w[0].end))
+        for grown, used in found:
+            if not _legal_run(grown, rules):
+                continue
+            if total == n:
+                return BuildRuling(True, grown)
+            left = sorted((p for i, p in enumerate(added) if i not in used), key=_card_order)
+            return BuildRuling(False, meld, (_why_not_fit(grown, left[0], rules),))
+    return BuildRuling(False, meld, (_why_not_fit(meld, sorted(added, key=_card_order)[0], rules),))
+
+
+def _place_ok(v: int, mode: AceMode) -> bool:
+    """Whether run value ``v`` is a place a run may reach under ace ``mode``."""
+    return mode == AceMode.AROUND or (1 <= v <= 14 and _ace_ok(v, mode))
+
+
+def _window(meld: RunMeld, added: Sequence[Placed], a: int, b: int, rules: RuleSet
+            ) -> tuple[RunMeld, set[int]] | None:
+    """The run ``meld`` grown by ``a`` cards below and ``b`` above, filled from ``added``
+    (naturals first, then jokers that name the card, then other jokers; a card written
+    with an ``end`` only at that end), if the cards fill it and can reach it in some
+    order; with the indices of the cards it uses."""
+    mode = rules.ace
+    lo, hi = meld.start, meld.end
+    if not (_place_ok(lo - a, mode) and _place_ok(hi + b, mode)):
+        return None
+    suit = meld.suit
+    used: set[int] = set()
+    low: list[tuple[Placed, int]] = []  # (card, value), from the table run outwards
+    high: list[tuple[Placed, int]] = []
+    for side, values, out in (("low", range(lo - 1, lo - a - 1, -1), low),
+                              ("high", range(hi + 1, hi + b + 1), high)):
+        for v in values:
+            i = _take(added, used, rank_of_value(v), suit, side)
+            if i is None:
+                return None
+            used.add(i)
+            out.append((added[i], v))
+    if not _reachable(low, hi, b, mode):
+        return None
+    tokens = [MeldCard(JOKER, rank_of_value(v), suit) if p.token.is_joker else p.token
+              for p, v in reversed(low)]
+    tokens += list(meld.cards)
+    tokens += [MeldCard(JOKER, rank_of_value(v), suit) if p.token.is_joker else p.token
+               for p, v in high]
+    start = lo - a
+    if mode == AceMode.AROUND:
+        start = rank_of_value(start)  # the king below a low ace: values 13 (K), 14 (A), 15 (2)...
+    return RunMeld(suit, start, tuple(tokens), run_points(start, tokens, rules),
+                   locked=meld.locked), used
+
+
+def _take(added: Sequence[Placed], used: set[int], rank: int, suit: str, side: str) -> int | None:
+    """The card of ``added`` (not yet used) for the place of ``rank`` at ``side``: the
+    natural, else a joker naming it, else a joker written for this end, else any joker."""
+    best: tuple[int, tuple[int, int, int, str, str], int] | None = None
+    for i, p in enumerate(added):
+        if i in used or (p.end is not None and p.end != side):
             continue
-        rank = rank_of_value(v)
-        if t.is_joker:
-            if t.as_rank is not None and (t.as_rank != rank or (t.as_suit or meld.suit) != meld.suit):
+        t = p.token
+        if not t.is_joker:
+            if t.card.rank != rank or t.card.suit != suit:
                 continue
-            card = MeldCard(JOKER, rank, meld.suit)
+            grade = 0
+        elif t.as_rank is not None:
+            if t.as_rank != rank or (t.as_suit or suit) != suit:
+                continue
+            grade = 1
         else:
-            if t.card.rank != rank or t.card.suit != meld.suit:
-                continue
-            card = t
-        tokens = (*meld.cards, card) if end == "high" else (card, *meld.cards)
-        start = meld.start if end == "high" else v
-        return RunMeld(meld.suit, start, tuple(tokens), run_points(start, tokens, rules),
-                       locked=meld.locked)
-    return None
+            grade = 2 if p.end is not None else 3
+        key = (grade, _card_order(p), i)
+        if best is None or key < best:
+            best = key  # ties (JK=J and JK=Jc for one place) in card order, not listed order
+    return None if best is None else best[2]
+
+
+def _reachable(low: Sequence[tuple[Placed, int]], hi: int, b: int, mode: AceMode) -> bool:
+    """Whether the cards below the run (from the table run outwards) can each be laid
+    at the low end at a moment it does not fit the high end (else it goes high, SPEC
+    §5), the ``b`` cards above being laid in between (they always fit high). ``j``
+    counts the high places filled when the next low card is laid: it never goes down,
+    so the earliest moment that works for each card is the one to take."""
+    j = 0
+    for p, _v in low:
+        if p.end == "low":
+            continue  # written low: it goes low whenever it fits there
+        while j <= b and _fits_high(p.token, hi + j + 1, mode):
+            j += 1
+        if j > b:
+            return False
+    return True
+
+
+def _fits_high(t: MeldCard, v: int, mode: AceMode) -> bool:
+    """Whether a card of the run's suit fits the place of value ``v`` above its high end."""
+    if not _place_ok(v, mode):
+        return False
+    rank = rank_of_value(v)
+    if t.is_joker:
+        return t.as_rank is None or t.as_rank == rank
+    return t.card.rank == rank
+
+
+def _legal_run(run: RunMeld, rules: RuleSet) -> bool:
+    """The grown run, read as a meld, is this run: every rule of runs holds for it."""
+    readings = read_runs(run.cards, rules)
+    return isinstance(readings, list) and any(
+        r.start == run.start and r.cards == run.cards for r in readings)
 
 
 def _set_with(meld: SetMeld, card: MeldCard, rules: RuleSet) -> SetMeld:
