@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
 
-from .cards import ACE, JOKER, RANKS, Card, MeldCard, check_deck, parse_meld_card
+from .cards import ACE, JOKER, RANKS, SUITS, Card, MeldCard, check_deck, parse_meld_card
 from .errors import EngineError
 from .rules import REPRESENTED, AceMode, ReleaseRunMode, ReleaseSetMode, RuleSet
 from .violations import Violation
@@ -393,18 +393,35 @@ def _why_not(tokens: Tokens, set_v: object, run_v: object, kind: str | None) -> 
 # -- closedness ------------------------------------------------------------------------
 
 def is_closed(meld: Meld, rules: RuleSet) -> bool:
-    """No joker can ever be released from this meld (False for a meld without jokers)."""
-    k = meld.joker_count
-    if k == 0:
+    """No joker can ever be released from this meld as it lies (False for a meld without
+    jokers): :func:`release` itself, the rule that rules on a release, refuses every lay of
+    naturals that could free one (issue 19; SPEC §2 ``closed``, §3 joker release).
+
+    The lays asked are every lay that could count, up to the suits' symmetry: a run's joker
+    can only be freed by the card it stands for; a set's by 1 to ``max(4, jokers)``
+    naturals of its rank (a release rule looks at how many are laid, and with
+    ``set_distinct_suits`` at whether their suits are missing ones, never at which missing
+    suits they are), each lay as the deck allows it.
+    """
+    if meld.joker_count == 0:
         return False
+    return not any(release(meld, laid, rules).legal for laid in _release_lays(meld, rules))
+
+
+def _release_lays(meld: Meld, rules: RuleSet) -> list[list[Card]]:
     if isinstance(meld, RunMeld):
-        return rules.release_run == ReleaseRunMode.NEVER
-    if meld.locked or rules.release_set == ReleaseSetMode.NEVER:
-        return True
-    n = len(meld.cards) - k
-    if rules.set_distinct_suits and n == 3 and k == 1:
-        return not rules.release_closed_four
-    return False
+        joker = next(c for c in meld.cards if c.is_joker)
+        assert joker.as_rank is not None
+        return [[Card(joker.as_rank, joker.as_suit or meld.suit)]]
+    held = [c.suit for c in meld.naturals]
+    if rules.set_distinct_suits:
+        missing = [s for s in SUITS if s not in held]
+        return [[Card(meld.rank, s) for s in missing[:k]] for k in range(1, len(missing) + 1)]
+    # repeated suits allowed: the copies left in the deck, most plentiful suit first
+    left = sorted(((rules.decks - held.count(s), s) for s in SUITS), key=lambda x: -x[0])
+    pool = [s for count, s in left for _ in range(max(count, 0))]
+    most = max(4, meld.joker_count)
+    return [[Card(meld.rank, s) for s in pool[:k]] for k in range(1, min(most, len(pool)) + 1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -691,6 +708,8 @@ def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> Release
     if n == 3 and k == 1:
         if not rules.release_closed_four:
             return no("a 4-card set with a joker is closed")
+        if len(laid) > k:  # one natural takes the joker's place; a second would be a build
+            return no("more cards than jokers")
         return ReleaseRuling(True, 1, _set_after(meld, laid, locked=False, rules=rules))
     if len(laid) == missing and n + missing <= rules.effective_set_max:
         # the naturals of every missing suit, laid together, free every joker
