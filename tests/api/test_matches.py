@@ -474,3 +474,15 @@ def test_record_path_errors_and_reimport(client):
     r = client.post("/v1/matches/import", json=ex, headers=hdr)
     assert r.status_code == 201 and r.get_json()["hands_played"] == 1
     assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1
+
+
+@pytest.mark.parametrize("body", [b"", b'{"ruleset": "kaluki-hunt", "players": ["kim", "l\xffou"]}'])
+def test_an_empty_or_non_utf8_body_is_malformed_json(client, body):
+    """SPEC §4 (issue 19 item 3; RFC 8259 §8.1): an empty body and a body that is not
+    UTF-8 are 400 malformed-json on the match endpoints too (create and append)."""
+    r = client.post("/v1/matches", data=body, content_type="application/json")
+    assert (r.status_code, r.get_json()["code"]) == (400, "malformed-json")
+    mid, token, _ = create(client)
+    r = client.post(f"/v1/matches/{mid}/hands", data=body, content_type="application/json",
+                    headers=auth(token))
+    assert (r.status_code, r.get_json()["code"]) == (400, "malformed-json")

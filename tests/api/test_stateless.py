@@ -245,8 +245,27 @@ def test_other_media_type_is_415(client, path: str) -> None:
 
 
 @pytest.mark.parametrize("path", ENDPOINTS)
-def test_empty_body_is_422(client, path: str) -> None:
-    assert_problem(client.post(path, data=b"", content_type="application/json"), 422, "validation-error")
+@pytest.mark.parametrize("body", [b"", b" ", b"\r\n"])
+def test_empty_body_is_400_malformed_json(client, path: str, body: bytes) -> None:
+    """SPEC §4 (issue 19 item 3): an empty body is malformed JSON (400), as a body of one
+    space already was, never a 422 naming the fields as missing."""
+    assert_problem(client.post(path, data=body, content_type="application/json"), 400,
+                   "malformed-json")
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+@pytest.mark.parametrize("bad", [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf"])
+def test_a_body_that_is_not_utf8_is_400_malformed_json(client, path: str, bad: bytes) -> None:
+    """SPEC §4 (issue 19 item 3; RFC 8259 §8.1: JSON text is UTF-8): a valid body with one
+    invalid byte (a stray byte, a cut sequence, an encoded surrogate, an overlong form) in a
+    string is 400 ``malformed-json``, not a 422 naming ``ruleset`` and ``cards`` as missing.
+    The fast path (every body here would take it) steps aside and the full path answers."""
+    body = json.dumps(VALID_BODIES[path]).encode()
+    at = body.index(b'"ruleset"') + 2
+    bad_body = body[:at] + bad + body[at:]
+    assert_problem(client.post(path, data=bad_body, content_type="application/json"), 400,
+                   "malformed-json")
+    assert client.post(path, data=body, content_type="application/json").status_code == 200
 
 
 @pytest.mark.parametrize("path", ENDPOINTS)
