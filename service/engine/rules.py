@@ -54,11 +54,29 @@ class UnknownParameter(RuleSetError):
 
 
 class InvalidParameter(RuleSetError):
+    """A parameter's value out of range, or contradicting others (``involved``: the other
+    parameters of the contradiction, any of which the request may have sent)."""
+
     code = "invalid-parameter"
 
-    def __init__(self, name: str, reason: str) -> None:
+    def __init__(self, name: str, reason: str, involved: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.reason = reason
+        self.involved = involved
         super().__init__(f"{name}: {reason}", field=f"ruleset.overrides.{name}", name=name,
                          reason=reason)
+
+    def naming_one_of(self, sent: Mapping[str, Any]) -> InvalidParameter:
+        """The same contradiction named after a parameter the request sent (SPEC §3: a
+        value that contradicts another names the parameter the request sent; issue 19):
+        this one if it was sent, else the first of ``involved`` that was."""
+        if self.name in sent:
+            return self
+        for other in self.involved:
+            if other in sent:
+                return InvalidParameter(other, self.reason,
+                                        (self.name, *(p for p in self.involved if p != other)))
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,20 +372,33 @@ class RuleSet:
             _check(p, v)
             if p.modes is not None and type(v) is not p.modes:
                 object.__setattr__(self, p.name, p.modes(v))  # "around" -> AceMode.AROUND
+        # contradictions: each names its parameters, so that with_overrides can name the one sent
         if self.players_min > self.players_max:
-            raise InvalidParameter("players_min", "must not exceed players_max")
+            raise InvalidParameter("players_min", f"players_min ({self.players_min}) must not "
+                                   f"exceed players_max ({self.players_max})", ("players_max",))
         if self.set_min > self.set_max:
-            raise InvalidParameter("set_min", "must not exceed set_max")
+            raise InvalidParameter("set_min", f"set_min ({self.set_min}) must not exceed set_max "
+                                   f"({self.set_max})", ("set_max",))
         if self.run_min > self.run_max:
-            raise InvalidParameter("run_min", "must not exceed run_max")
+            raise InvalidParameter("run_min", f"run_min ({self.run_min}) must not exceed run_max "
+                                   f"({self.run_max})", ("run_max",))
         if self.set_distinct_suits and self.set_min > 4:
-            raise InvalidParameter("set_min", "a set of distinct suits has at most 4 cards")
+            raise InvalidParameter("set_min", f"a set of distinct suits (set_distinct_suits) has "
+                                   f"at most 4 cards, not set_min {self.set_min}",
+                                   ("set_distinct_suits",))
         if self.set_min_naturals > self.set_min:
-            raise InvalidParameter("set_min_naturals", "must not exceed set_min")
+            raise InvalidParameter("set_min_naturals", f"set_min_naturals ({self.set_min_naturals}) "
+                                   f"must not exceed set_min ({self.set_min})", ("set_min",))
         if self.run_min_naturals > self.run_min:
-            raise InvalidParameter("run_min_naturals", "must not exceed run_min")
+            raise InvalidParameter("run_min_naturals", f"run_min_naturals ({self.run_min_naturals}) "
+                                   f"must not exceed run_min ({self.run_min})", ("run_min",))
         if self.players_max * self.hand_size >= self.decks * 52 + self.jokers:
-            raise InvalidParameter("hand_size", "the deck cannot deal this many cards to every seat")
+            raise InvalidParameter(
+                "hand_size", f"a deck of {self.decks * 52 + self.jokers} cards (decks "
+                f"{self.decks} × 52 + jokers {self.jokers}) is too small to deal players_max "
+                f"{self.players_max} × hand_size {self.hand_size} = "
+                f"{self.players_max * self.hand_size} cards and leave a stock",
+                ("decks", "jokers", "players_max"))
 
     # -- derived, rules-book helpers -------------------------------------------------
     @property
@@ -424,7 +455,10 @@ class RuleSet:
         end = {k: changes.pop(k) for k in MATCH_END_PARAMS if k in changes}
         if end:
             changes["match_end"] = self.match_end.with_overrides(end)
-        return dataclasses.replace(self, name=name or self.name, **changes)
+        try:
+            return dataclasses.replace(self, name=name or self.name, **changes)
+        except InvalidParameter as exc:
+            raise exc.naming_one_of(overrides) from None
 
 
 def check_param(name: str, value: object) -> None:

@@ -431,3 +431,13 @@ def test_every_problem_code_has_titles() -> None:
     codes = set(re.findall(r'Problem\(\d+, "([a-z-]+)"', src))
     codes |= set(re.findall(r'(?:MatchError|RecordError|ScoringError)\(\s*"([a-z-]+)"', src))
     assert codes and codes <= set(TITLES), sorted(codes - set(TITLES))
+
+
+def test_a_deck_too_small_names_decks(client) -> None:
+    """SPEC §3 (issue 19 item 7): kaluki-uk with {"decks": 1} names the parameter sent,
+    ruleset.overrides.decks, and says why (54 cards cannot deal 5 × 13 and leave a stock)."""
+    body = assert_problem(post(client, "/v1/melds/validate", {
+        "ruleset": {"base": "kaluki-uk", "overrides": {"decks": 1}}, "cards": ["4c", "4d", "4h"]}),
+        422, "invalid-parameter")
+    assert list(body["errors"]) == ["ruleset.overrides.decks"]
+    assert "too small to deal players_max 5 × hand_size 13" in body["detail"]
