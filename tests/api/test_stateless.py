@@ -441,3 +441,19 @@ def test_a_deck_too_small_names_decks(client) -> None:
         422, "invalid-parameter")
     assert list(body["errors"]) == ["ruleset.overrides.decks"]
     assert "too small to deal players_max 5 × hand_size 13" in body["detail"]
+
+
+def test_a_run_joker_naming_only_its_rank_takes_the_runs_suit(client) -> None:
+    """SPEC §2 (issue 19 item 5; docs/api.md Cards): a joker in a run may name only its
+    rank, JK=T; the run's suit is meant, and the answer writes it in full."""
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt",
+                                               "cards": ["9h", "JK=T", "Jh"]}).get_json()
+    assert body["valid"] is True
+    assert body["meld"]["cards"] == ["9h", "JK=Th", "Jh"]
+    assert body["meld"]["jokers"] == [{"index": 1, "as": "Th"}]
+    body = post(client, "/v1/melds/build", {"ruleset": "kaluki-hunt", "meld": ["9h", "Th", "Jh"],
+                                            "cards": ["JK=Q"]}).get_json()
+    assert body["valid"] is True and body["meld"]["cards"] == ["9h", "Th", "Jh", "JK=Qh"]
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt",
+                                               "cards": ["9h", "JK=Td", "Jh"]}).get_json()
+    assert body["valid"] is False and body["violations"][0]["code"] == "joker-mismatch"

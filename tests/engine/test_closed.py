@@ -137,3 +137,32 @@ def test_two_naturals_on_a_closed_four_of_repeated_suits_are_refused() -> None:
     assert ruling.violations[0].params["reason"] == "more cards than jokers"
     assert m.release(meld, [Card(1, "s")], rules).legal
     assert m.is_closed(meld, rules) is False
+
+
+def test_a_closed_meld_still_takes_builds() -> None:
+    """Issue 19 item 6: ``closed`` is about jokers only (SPEC §2: no joker can ever be
+    released from it); a closed meld takes builds like any other (SPEC §5 build: up to
+    set_max, at a run's ends), so no build is refused for being closed and the catalog has
+    no ``meld-closed`` code."""
+    from service.engine.violations import CODES
+
+    cases = [
+        ({"base": "kaluki-51", "overrides": {"set_distinct_suits": False, "set_max": 5}},
+         "JK 3c 3h 3d", "3s"),
+        ({"base": "kaluki-hunt", "overrides": {"release_set": "never"}}, "7c 7d JK", "7h"),
+        ({"base": "kaluki-hunt", "overrides": {"release_run": "never"}}, "5h JK=6h 7h", "8h"),
+    ]
+    for rs, table, card in cases:
+        rules = resolve(rs)
+        meld = m.validate(table.split(), rules).meld
+        assert meld is not None and m.is_closed(meld, rules), (rs, table)
+        built = m.build(meld, [m.Placed(m.as_tokens([card])[0])], rules)
+        assert built.valid, built.violations
+        assert len(built.meld.cards) == len(meld.cards) + 1
+    # a closed four of distinct suits is full: the build is refused for its size, set-too-long
+    rules = CATALOG["kaluki-51"]
+    meld = m.validate(["7c", "7d", "7h", "JK"], rules).meld
+    assert meld is not None and m.is_closed(meld, rules)
+    refused = m.build(meld, [m.Placed(m.as_tokens(["7s"])[0])], rules)
+    assert [v.code for v in refused.violations] == ["set-too-long"]
+    assert "meld-closed" not in CODES
