@@ -501,9 +501,20 @@ def _grow_set(meld: SetMeld, p: Placed, rules: RuleSet) -> SetMeld | None:
 def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildRuling:
     n = len(added)
     room = rules.effective_run_max - len(meld.cards)
+    pool = _pool(added, meld.suit)
+    # the jokers the first k places below (above) the run need, for every k: a window
+    # needing more jokers than the build has is not tried
+    jokers = sum(len(v) for k, v in pool.items() if k[0] == "j")
+    need = {side: [0] for side in ("low", "high")}
+    for k in range(1, max(room, 0) + 1):
+        for side, v in (("low", meld.start - k), ("high", meld.end + k)):
+            rank = rank_of_value(v)
+            named = any(pool.get((kind, rank, end)) for kind in "nd" for end in (None, side))
+            need[side].append(need[side][-1] + (not named))
     for total in range(min(n, max(room, 0)), -1, -1):
         found = [w for b in range(total, -1, -1)
-                 if (w := _window(meld, added, total - b, b, rules)) is not None]
+                 if need["low"][total - b] + need["high"][b] <= jokers
+                 and (w := _window(meld, added, pool, total - b, b, rules)) is not None]
         # the most points, then the cards placed highest (SPEC §5; issue 19)
         found.sort(key=lambda w: (-w[0].points, -w[0].end))
         for grown, used in found:
@@ -516,33 +527,66 @@ def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildR
     return BuildRuling(False, meld, (_why_not_fit(meld, sorted(added, key=_card_order)[0], rules),))
 
 
+_Pool = dict[tuple[str, int, str | None], list[int]]
+"""A build's cards that could lie in the run, by what they are (``"n"`` a natural of the
+run's suit, ``"d"`` a joker naming a card of it, ``"j"`` any other joker), their rank (0
+for ``"j"``) and the end they are written for; each list in card order."""
+
+
+def _pool(added: Sequence[Placed], suit: str) -> _Pool:
+    pool: _Pool = {}
+    for i in sorted(range(len(added)), key=lambda i: _card_order(added[i])):
+        p = added[i]
+        t = p.token
+        if not t.is_joker:
+            if t.card.suit != suit:
+                continue
+            key = ("n", t.card.rank, p.end)
+        elif t.as_rank is not None:
+            if (t.as_suit or suit) != suit:
+                continue
+            key = ("d", t.as_rank, p.end)
+        else:
+            key = ("j", 0, p.end)
+        pool.setdefault(key, []).append(i)
+    return pool
+
+
 def _place_ok(v: int, mode: AceMode) -> bool:
     """Whether run value ``v`` is a place a run may reach under ace ``mode``."""
     return mode == AceMode.AROUND or (1 <= v <= 14 and _ace_ok(v, mode))
 
 
-def _window(meld: RunMeld, added: Sequence[Placed], a: int, b: int, rules: RuleSet
+def _window(meld: RunMeld, added: Sequence[Placed], pool: _Pool, a: int, b: int, rules: RuleSet
             ) -> tuple[RunMeld, set[int]] | None:
     """The run ``meld`` grown by ``a`` cards below and ``b`` above, filled from ``added``
-    (naturals first, then jokers that name the card, then other jokers; a card written
-    with an ``end`` only at that end), if the cards fill it and can reach it in some
-    order; with the indices of the cards it uses."""
+    (for each place its natural, else a joker naming that card, else a joker written for
+    that end, else any joker; a card written with an ``end`` only at that end), if the
+    cards fill it and can reach it in some order; with the indices of the cards it uses."""
     mode = rules.ace
     lo, hi = meld.start, meld.end
     if not (_place_ok(lo - a, mode) and _place_ok(hi + b, mode)):
         return None
     suit = meld.suit
-    used: set[int] = set()
+    taken: dict[tuple[str, int, str | None], int] = {}  # how many of each pool list are used
     low: list[tuple[Placed, int]] = []  # (card, value), from the table run outwards
     high: list[tuple[Placed, int]] = []
+    used: set[int] = set()
     for side, values, out in (("low", range(lo - 1, lo - a - 1, -1), low),
                               ("high", range(hi + 1, hi + b + 1), high)):
         for v in values:
-            i = _take(added, used, rank_of_value(v), suit, side)
-            if i is None:
+            rank = rank_of_value(v)
+            for key in (("n", rank, None), ("n", rank, side), ("d", rank, None),
+                        ("d", rank, side), ("j", 0, side), ("j", 0, None)):
+                cards = pool.get(key)
+                k = taken.get(key, 0)
+                if cards is not None and k < len(cards):
+                    taken[key] = k + 1
+                    used.add(cards[k])
+                    out.append((added[cards[k]], v))
+                    break
+            else:
                 return None
-            used.add(i)
-            out.append((added[i], v))
     if not _reachable(low, hi, b, mode):
         return None
     tokens = [MeldCard(JOKER, rank_of_value(v), suit) if p.token.is_joker else p.token
@@ -555,30 +599,6 @@ def _window(meld: RunMeld, added: Sequence[Placed], a: int, b: int, rules: RuleS
         start = rank_of_value(start)  # the king below a low ace: values 13 (K), 14 (A), 15 (2)...
     return RunMeld(suit, start, tuple(tokens), run_points(start, tokens, rules),
                    locked=meld.locked), used
-
-
-def _take(added: Sequence[Placed], used: set[int], rank: int, suit: str, side: str) -> int | None:
-    """The card of ``added`` (not yet used) for the place of ``rank`` at ``side``: the
-    natural, else a joker naming it, else a joker written for this end, else any joker."""
-    best: tuple[int, tuple[int, int, int, str, str], int] | None = None
-    for i, p in enumerate(added):
-        if i in used or (p.end is not None and p.end != side):
-            continue
-        t = p.token
-        if not t.is_joker:
-            if t.card.rank != rank or t.card.suit != suit:
-                continue
-            grade = 0
-        elif t.as_rank is not None:
-            if t.as_rank != rank or (t.as_suit or suit) != suit:
-                continue
-            grade = 1
-        else:
-            grade = 2 if p.end is not None else 3
-        key = (grade, _card_order(p), i)
-        if best is None or key < best:
-            best = key  # ties (JK=J and JK=Jc for one place) in card order, not listed order
-    return None if best is None else best[2]
 
 
 def _reachable(low: Sequence[tuple[Placed, int]], hi: int, b: int, mode: AceMode) -> bool:
