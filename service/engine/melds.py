@@ -500,18 +500,20 @@ def _grow_set(meld: SetMeld, p: Placed, rules: RuleSet) -> SetMeld | None:
 
 def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildRuling:
     n = len(added)
-    room = rules.effective_run_max - len(meld.cards)
+    most = min(n, max(rules.effective_run_max - len(meld.cards), 0))
     pool = _pool(added, meld.suit)
     # the jokers the first k places below (above) the run need, for every k: a window
     # needing more jokers than the build has is not tried
     jokers = sum(len(v) for k, v in pool.items() if k[0] == "j")
     need = {side: [0] for side in ("low", "high")}
-    for k in range(1, max(room, 0) + 1):
-        for side, v in (("low", meld.start - k), ("high", meld.end + k)):
+    lo, hi = meld.start, meld.end
+    for k in range(1, most + 1):
+        for side, v in (("low", lo - k), ("high", hi + k)):
             rank = rank_of_value(v)
-            named = any(pool.get((kind, rank, end)) for kind in "nd" for end in (None, side))
+            named = (("n", rank, None) in pool or ("n", rank, side) in pool
+                     or ("d", rank, None) in pool or ("d", rank, side) in pool)
             need[side].append(need[side][-1] + (not named))
-    for total in range(min(n, max(room, 0)), -1, -1):
+    for total in range(most, -1, -1):
         found = [w for b in range(total, -1, -1)
                  if need["low"][total - b] + need["high"][b] <= jokers
                  and (w := _window(meld, added, pool, total - b, b, rules)) is not None]
