@@ -21,12 +21,12 @@ Values run 1..14 where the ace is 1 at the low end and 14 above the king; under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
 
-from .cards import ACE, JOKER, RANKS, SUITS, Card, MeldCard, check_deck, parse_meld_card
+from .cards import ACE, JOKER, RANKS, SUITS, Card, MeldCard, card_at, check_deck, parse_meld_card
 from .errors import EngineError
 from .rules import REPRESENTED, AceMode, ReleaseRunMode, ReleaseSetMode, RuleSet
 from .violations import Violation
@@ -405,23 +405,47 @@ def is_closed(meld: Meld, rules: RuleSet) -> bool:
     """
     if meld.joker_count == 0:
         return False
-    return not any(release(meld, laid, rules).legal for laid in _release_lays(meld, rules))
+    # what a release reads of the meld: its kind, the suits of its naturals, its jokers,
+    # whether its history closed it (never its rank, nor which card a run's joker is)
+    key = ((meld.kind, meld.joker_count, meld.locked) if isinstance(meld, RunMeld) else
+           (meld.kind, meld.joker_count, meld.locked, tuple(sorted(c.suit for c in meld.naturals))))
+    entry = _CLOSED.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_CLOSED) > 4096:
+            _CLOSED.clear()
+        entry = _CLOSED[id(rules)] = (rules, {})
+    known = entry[1].get(key)
+    if known is None:
+        known = entry[1][key] = not any(release(meld, laid, rules).legal
+                                        for laid in _release_lays(meld, rules))
+    return known
 
 
-def _release_lays(meld: Meld, rules: RuleSet) -> list[list[Card]]:
+_CLOSED: dict[int, tuple[RuleSet, dict[tuple[object, ...], bool]]] = {}
+""":func:`is_closed`'s answers per rule set (by identity) and per what a release reads."""
+
+
+def _release_lays(meld: Meld, rules: RuleSet) -> Iterator[list[Card]]:
     if isinstance(meld, RunMeld):
         joker = next(c for c in meld.cards if c.is_joker)
         assert joker.as_rank is not None
-        return [[Card(joker.as_rank, joker.as_suit or meld.suit)]]
+        yield [_card(joker.as_rank, joker.as_suit or meld.suit)]
+        return
     held = [c.suit for c in meld.naturals]
     if rules.set_distinct_suits:
         missing = [s for s in SUITS if s not in held]
-        return [[Card(meld.rank, s) for s in missing[:k]] for k in range(1, len(missing) + 1)]
+        for k in range(1, len(missing) + 1):
+            yield [_card(meld.rank, s) for s in missing[:k]]
+        return
     # repeated suits allowed: the copies left in the deck, most plentiful suit first
     left = sorted(((rules.decks - held.count(s), s) for s in SUITS), key=lambda x: -x[0])
     pool = [s for count, s in left for _ in range(max(count, 0))]
-    most = max(4, meld.joker_count)
-    return [[Card(meld.rank, s) for s in pool[:k]] for k in range(1, min(most, len(pool)) + 1)]
+    for k in range(1, min(max(4, meld.joker_count), len(pool)) + 1):
+        yield [_card(meld.rank, s) for s in pool[:k]]
+
+
+def _card(rank: int, suit: str) -> Card:
+    return card_at(SUITS.index(suit) * 13 + rank - 1)
 
 
 @dataclass(frozen=True, slots=True)
