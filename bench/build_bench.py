@@ -235,6 +235,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(f"| {case.name} | {len(case.added)} | {ruling} | "
                     f"{_windows(case.meld, case.added, case.rules)} | {ms:.3f} | {g:.3f} |")
 
+    # the most work a search can do: a 3-card run (room for 10), cards filling every window,
+    # and the final legality check forced to refuse each one, so every total is tried
+    bound = Case("bound: every window of a 3-card run filled and refused (forced)",
+                 resolve(STRESS["hunt, 4 decks + 8 jokers"]), ["7h", "8h", "9h"],
+                 [r + "h" for r in "23456TJQKA"] + ["JK"] * 8 + ["2c", "3c"])
+    real_legal = m._legal_run
+    m._legal_run = lambda run, rules: False  # type: ignore[assignment]
+    try:
+        bound_ms = _cpu_ms(bound.run, args.repeats)
+        bound_g = _cpu_ms(lambda: greedy_build(bound.meld, bound.added, bound.rules), args.repeats)
+        bound_windows = _windows(bound.meld, bound.added, bound.rules)
+    finally:
+        m._legal_run = real_legal  # type: ignore[assignment]
+    worst = max(worst, bound_ms)
+    rows.append(f"| {bound.name} | {len(bound.added)} | (forced) | {bound_windows} | "
+                f"{bound_ms:.3f} | {bound_g:.3f} |")
+
     solver_rows = ["| hard hand | rule set | solver ms (CPU) |", "|---|---|---:|"]
     solver = []
     for hname, text in list(HARD_HANDS.items())[:4]:
