@@ -1,8 +1,8 @@
 """Benchmark of builds (issue 19): ``python -m bench.build_bench`` from the repo root.
 
 ``melds.build`` finds where a build's cards go without trying their orders: for a run
-it tries every *window* (``a`` cards below the run, ``b`` above; at most 66 for a
-3-card run, which has room for 10) from the most cards down, each filled in time
+it tries every *window* (``a`` cards below the run, ``b`` above; at most 78, for a
+2-card run, which has room for 11) from the most cards down, each filled in time
 linear in its places (``melds._window``). This measures the worst cases that can be
 built against two baselines timed in the same run:
 
@@ -235,11 +235,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(f"| {case.name} | {len(case.added)} | {ruling} | "
                     f"{_windows(case.meld, case.added, case.rules)} | {ms:.3f} | {g:.3f} |")
 
-    # the most work a search can do: a 3-card run (room for 10), cards filling every window,
-    # and the final legality check forced to refuse each one, so every total is tried
-    bound = Case("bound: every window of a 3-card run filled and refused (forced)",
-                 resolve(STRESS["hunt, 4 decks + 8 jokers"]), ["7h", "8h", "9h"],
-                 [r + "h" for r in "23456TJQKA"] + ["JK"] * 8 + ["2c", "3c"])
+    # the most work a search can do: a 2-card run (run_min 2: room for 11), cards filling
+    # every window, and the final legality check forced to refuse each one, so every total
+    # is tried: (11 + 1)(11 + 2) / 2 = 78 windows
+    bound = Case("bound: every window of a 2-card run filled and refused (forced)",
+                 resolve({"base": "kaluki-hunt", "overrides": {"decks": 4, "jokers": 8,
+                                                               "run_min": 2}}), ["8h", "9h"],
+                 [r + "h" for r in "234567TJQKA"] + ["JK"] * 8 + ["2c"])
     real_legal = m._legal_run
     m._legal_run = lambda run, rules: False  # type: ignore[assignment]
     try:
