@@ -43,8 +43,9 @@ _M = "POST /v1/matches/{id}/hands\n"
 PROBLEM_DOCS: Mapping[str, Doc] = {
     "bad-request": Doc("The request cannot be read. Check the method, path and body against "
                        "the API description (/docs)."),
-    "malformed-json": Doc("The body is not valid JSON. Send a JSON object; check quotes and "
-                          "commas.",
+    "malformed-json": Doc("The body is not valid JSON (an empty body, and one that is not "
+                          "UTF-8, are not JSON either). Send a JSON object in UTF-8; check "
+                          "quotes and commas.",
                           _V + "Content-Type: application/json\n\n{\"ruleset\": \"kaluki-51\","),
     "not-found": Doc("No resource at this path. Check the path (every endpoint is under /v1).",
                      "GET /v1/meld"),

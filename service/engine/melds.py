@@ -21,12 +21,12 @@ Values run 1..14 where the ace is 1 at the low end and 14 above the king; under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
 
-from .cards import ACE, JOKER, RANKS, Card, MeldCard, check_deck, parse_meld_card
+from .cards import ACE, JOKER, RANKS, SUITS, Card, MeldCard, card_at, check_deck, parse_meld_card
 from .errors import EngineError
 from .rules import REPRESENTED, AceMode, ReleaseRunMode, ReleaseSetMode, RuleSet
 from .violations import Violation
@@ -423,18 +423,59 @@ def _why_not(tokens: Tokens, set_v: object, run_v: object, kind: str | None) -> 
 # -- closedness ------------------------------------------------------------------------
 
 def is_closed(meld: Meld, rules: RuleSet) -> bool:
-    """No joker can ever be released from this meld (False for a meld without jokers)."""
-    k = meld.joker_count
-    if k == 0:
+    """No joker can ever be released from this meld as it lies (False for a meld without
+    jokers): :func:`release` itself, the rule that rules on a release, refuses every lay of
+    naturals that could free one (issue 19; SPEC §2 ``closed``, §3 joker release).
+
+    The lays asked are every lay that could count, up to the suits' symmetry: a run's joker
+    can only be freed by the card it stands for; a set's by 1 to ``max(4, jokers)``
+    naturals of its rank (a release rule looks at how many are laid, and with
+    ``set_distinct_suits`` at whether their suits are missing ones, never at which missing
+    suits they are), each lay as the deck allows it.
+    """
+    if meld.joker_count == 0:
         return False
+    # what a release reads of the meld: its kind, the suits of its naturals, its jokers,
+    # whether its history closed it (never its rank, nor which card a run's joker is)
+    key = ((meld.kind, meld.joker_count, meld.locked) if isinstance(meld, RunMeld) else
+           (meld.kind, meld.joker_count, meld.locked, tuple(sorted(c.suit for c in meld.naturals))))
+    entry = _CLOSED.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_CLOSED) > 4096:
+            _CLOSED.clear()
+        entry = _CLOSED[id(rules)] = (rules, {})
+    known = entry[1].get(key)
+    if known is None:
+        known = entry[1][key] = not any(release(meld, laid, rules).legal
+                                        for laid in _release_lays(meld, rules))
+    return known
+
+
+_CLOSED: dict[int, tuple[RuleSet, dict[tuple[object, ...], bool]]] = {}
+""":func:`is_closed`'s answers per rule set (by identity) and per what a release reads."""
+
+
+def _release_lays(meld: Meld, rules: RuleSet) -> Iterator[list[Card]]:
     if isinstance(meld, RunMeld):
-        return rules.release_run == ReleaseRunMode.NEVER
-    if meld.locked or rules.release_set == ReleaseSetMode.NEVER:
-        return True
-    n = len(meld.cards) - k
-    if rules.set_distinct_suits and n == 3 and k == 1:
-        return not rules.release_closed_four
-    return False
+        joker = next(c for c in meld.cards if c.is_joker)
+        assert joker.as_rank is not None
+        yield [_card(joker.as_rank, joker.as_suit or meld.suit)]
+        return
+    held = [c.suit for c in meld.naturals]
+    if rules.set_distinct_suits:
+        missing = [s for s in SUITS if s not in held]
+        for k in range(1, len(missing) + 1):
+            yield [_card(meld.rank, s) for s in missing[:k]]
+        return
+    # repeated suits allowed: the copies left in the deck, most plentiful suit first
+    left = sorted(((rules.decks - held.count(s), s) for s in SUITS), key=lambda x: -x[0])
+    pool = [s for count, s in left for _ in range(max(count, 0))]
+    for k in range(1, min(max(4, meld.joker_count), len(pool)) + 1):
+        yield [_card(meld.rank, s) for s in pool[:k]]
+
+
+def _card(rank: int, suit: str) -> Card:
+    return card_at(SUITS.index(suit) * 13 + rank - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,64 +495,209 @@ class BuildRuling:
 
 def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = True) -> BuildRuling:
     """Add cards to a meld on the table: a set takes naturals of missing suits (and
-    jokers) up to ``set_max``; a run takes cards at either end."""
+    jokers) up to ``set_max``; a run takes cards at either end (SPEC §5 build).
+
+    The order the cards are listed in never changes the ruling or the resulting meld
+    (issue 19): a run's placements are searched by :func:`_build_run`, a set's cards
+    are taken in card order (:func:`_card_order`).
+    """
     if rules.build_requires_opening and not opened:
         return BuildRuling(False, meld, (Violation("build-before-opening"),))
-    pending = list(added)
-    current = meld
-    while pending:
-        for p in pending:
-            grown = _grow(current, p, rules)
-            if grown is not None:
-                current = grown
-                pending.remove(p)
-                break
-        else:
-            return BuildRuling(False, meld, (_why_not_fit(current, pending[0], rules),))
+    if isinstance(meld, RunMeld):
+        return _build_run(meld, added, rules)
+    pending = sorted(added, key=_card_order)
+    current: SetMeld = meld
+    for p in pending:
+        grown = _grow_set(current, p, rules)
+        if grown is None:
+            return BuildRuling(False, meld, (_why_not_fit(current, p, rules),))
+        current = grown
     return BuildRuling(True, current)
 
 
-def _grow(meld: Meld, p: Placed, rules: RuleSet) -> Meld | None:
+def _card_order(p: Placed) -> tuple[int, int, int, str, str]:
+    """A build's cards in card order (naturals by suit then rank, jokers last): the
+    order a set takes them in and the order a refusal names them in."""
     t = p.token
-    if isinstance(meld, SetMeld):
-        if len(meld.cards) >= rules.effective_set_max:
-            return None
-        if t.is_joker:
-            if t.as_rank is not None and t.as_rank != meld.rank:
-                return None
-            return _set_with(meld, MeldCard(JOKER, meld.rank, None), rules)
-        if t.card.rank != meld.rank:
-            return None
-        if rules.set_distinct_suits and t.card.suit in {c.suit for c in meld.naturals}:
-            return None
-        return _set_with(meld, t, rules)
-    # runs: high end first unless told otherwise
-    if len(meld.cards) >= rules.effective_run_max:
+    return (int(t.is_joker), t.card.index, t.as_rank or 0, t.as_suit or "", p.end or "")
+
+
+def _grow_set(meld: SetMeld, p: Placed, rules: RuleSet) -> SetMeld | None:
+    t = p.token
+    if len(meld.cards) >= rules.effective_set_max:
         return None
-    ends = [p.end] if p.end else ["high", "low"]
-    for end in ends:
-        v = meld.end + 1 if end == "high" else meld.start - 1
-        if rules.ace == AceMode.AROUND:
-            if v < 1:
-                v = 13  # the king below a low ace: values become 13 (K), 14 (A), 15 (2), ...
-        elif v < 1 or v > 14 or not _ace_ok(v, rules.ace):
-            continue
-        rank = rank_of_value(v)
-        if t.is_joker:
-            if t.as_rank is not None and (t.as_rank != rank or (t.as_suit or meld.suit) != meld.suit):
+    if t.is_joker:
+        if t.as_rank is not None and t.as_rank != meld.rank:
+            return None
+        return _set_with(meld, MeldCard(JOKER, meld.rank, None), rules)
+    if t.card.rank != meld.rank:
+        return None
+    if rules.set_distinct_suits and t.card.suit in {c.suit for c in meld.naturals}:
+        return None
+    return _set_with(meld, t, rules)
+
+
+# -- building on a run: the placement search ---------------------------------------------
+#
+# Cards built on a run lie at its ends, so the run they make is the table run grown by
+# ``a`` cards below it and ``b`` above (a *window*). In a window every place has one
+# rank, so each natural (and each joker that names its card) has at most one place in
+# it, and the undeclared jokers fill the places left: a window decides the resulting
+# run. Which windows can the cards reach, taken one at a time in some order, each going
+# high when it fits both ends (SPEC §5)? A card goes low only when at that moment it
+# does not fit high: for an undeclared joker only once the high end is complete and can
+# grow no further (Q-K-A, say); for a natural (or a declared joker) only while the
+# place above the high end is not its rank (it can be, once: the ace above a K-high end
+# is the ace below a 2). :func:`_reachable` decides that for a window in one pass.
+# The search tries the windows of ``a + b`` cards, most cards first, stopping at the first
+# size with a legal one: at most (r + 1)(r + 2) / 2 windows for room for r cards, so 78
+# (a 2-card run, room 11); each is filled in time linear in its places, and windows that
+# need more jokers than the build has are skipped unfilled. No orders are enumerated
+# (bench/build_bench.py).
+
+def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildRuling:
+    n = len(added)
+    most = min(n, max(rules.effective_run_max - len(meld.cards), 0))
+    pool = _pool(added, meld.suit)
+    # the jokers the first k places below (above) the run need, for every k: a window
+    # needing more jokers than the build has is not tried
+    jokers = sum(len(v) for k, v in pool.items() if k[0] == "j")
+    need = {side: [0] for side in ("low", "high")}
+    lo, hi = meld.start, meld.end
+    for k in range(1, most + 1):
+        for side, v in (("low", lo - k), ("high", hi + k)):
+            rank = rank_of_value(v)
+            named = (("n", rank, None) in pool or ("n", rank, side) in pool
+                     or ("d", rank, None) in pool or ("d", rank, side) in pool)
+            need[side].append(need[side][-1] + (not named))
+    for total in range(most, -1, -1):
+        found = [w for b in range(total, -1, -1)
+                 if need["low"][total - b] + need["high"][b] <= jokers
+                 and (w := _window(meld, added, pool, total - b, b, rules)) is not None]
+        # the most points, then the cards placed highest (SPEC §5; issue 19)
+        found.sort(key=lambda w: (-w[0].points, -w[0].end))
+        for grown, used in found:
+            if not _legal_run(grown, rules):
                 continue
-            card = MeldCard(JOKER, rank, meld.suit)
+            if total == n:
+                return BuildRuling(True, grown)
+            left = sorted((p for i, p in enumerate(added) if i not in used), key=_card_order)
+            return BuildRuling(False, meld, (_why_not_fit(grown, left[0], rules),))
+    return BuildRuling(False, meld, (_why_not_fit(meld, sorted(added, key=_card_order)[0], rules),))
+
+
+_Pool = dict[tuple[str, int, str | None], list[int]]
+"""A build's cards that could lie in the run, by what they are (``"n"`` a natural of the
+run's suit, ``"d"`` a joker naming a card of it, ``"j"`` any other joker), their rank (0
+for ``"j"``) and the end they are written for; each list in card order."""
+
+
+def _pool(added: Sequence[Placed], suit: str) -> _Pool:
+    pool: _Pool = {}
+    for i in sorted(range(len(added)), key=lambda i: _card_order(added[i])):
+        p = added[i]
+        t = p.token
+        if not t.is_joker:
+            if t.card.suit != suit:
+                continue
+            key = ("n", t.card.rank, p.end)
+        elif t.as_rank is not None:
+            if (t.as_suit or suit) != suit:
+                continue
+            key = ("d", t.as_rank, p.end)
         else:
-            if t.card.rank != rank or t.card.suit != meld.suit:
-                continue
-            card = t
-        tokens = (*meld.cards, card) if end == "high" else (card, *meld.cards)
-        if card.is_joker and not rules.run_jokers_adjacent and _adjacent_jokers(tokens):
-            continue  # SPEC §3.1: no two jokers side by side
-        start = meld.start if end == "high" else v
-        return RunMeld(meld.suit, start, tuple(tokens), run_points(start, tokens, rules),
-                       locked=meld.locked)
-    return None
+            key = ("j", 0, p.end)
+        pool.setdefault(key, []).append(i)
+    return pool
+
+
+def _place_ok(v: int, mode: AceMode) -> bool:
+    """Whether run value ``v`` is a place a run may reach under ace ``mode``."""
+    return mode == AceMode.AROUND or (1 <= v <= 14 and _ace_ok(v, mode))
+
+
+def _window(meld: RunMeld, added: Sequence[Placed], pool: _Pool, a: int, b: int, rules: RuleSet
+            ) -> tuple[RunMeld, set[int]] | None:
+    """The run ``meld`` grown by ``a`` cards below and ``b`` above, filled from ``added``
+    (for each place its natural, else a joker naming that card, else a joker written for
+    that end, else any joker; a card written with an ``end`` only at that end), if the
+    cards fill it and can reach it in some order; with the indices of the cards it uses."""
+    mode = rules.ace
+    lo, hi = meld.start, meld.end
+    if not (_place_ok(lo - a, mode) and _place_ok(hi + b, mode)):
+        return None
+    suit = meld.suit
+    taken: dict[tuple[str, int, str | None], int] = {}  # how many of each pool list are used
+    low: list[tuple[Placed, int]] = []  # (card, value), from the table run outwards
+    high: list[tuple[Placed, int]] = []
+    used: set[int] = set()
+    for side, values, out in (("low", range(lo - 1, lo - a - 1, -1), low),
+                              ("high", range(hi + 1, hi + b + 1), high)):
+        for v in values:
+            rank = rank_of_value(v)
+            for key in (("n", rank, None), ("n", rank, side), ("d", rank, None),
+                        ("d", rank, side), ("j", 0, side), ("j", 0, None)):
+                cards = pool.get(key)
+                k = taken.get(key, 0)
+                if cards is not None and k < len(cards):
+                    taken[key] = k + 1
+                    used.add(cards[k])
+                    out.append((added[cards[k]], v))
+                    break
+            else:
+                return None
+    top_joker = [meld.cards[-1].is_joker] + [p.token.is_joker for p, _v in high]
+    if not _reachable(low, hi, b, mode, top_joker, not rules.run_jokers_adjacent):
+        return None
+    tokens = [MeldCard(JOKER, rank_of_value(v), suit) if p.token.is_joker else p.token
+              for p, v in reversed(low)]
+    tokens += list(meld.cards)
+    tokens += [MeldCard(JOKER, rank_of_value(v), suit) if p.token.is_joker else p.token
+               for p, v in high]
+    start = lo - a
+    if mode == AceMode.AROUND:
+        start = rank_of_value(start)  # the king below a low ace: values 13 (K), 14 (A), 15 (2)...
+    return RunMeld(suit, start, tuple(tokens), run_points(start, tokens, rules),
+                   locked=meld.locked), used
+
+
+def _reachable(low: Sequence[tuple[Placed, int]], hi: int, b: int, mode: AceMode,
+               top_joker: Sequence[bool] = (), jokers_apart: bool = False) -> bool:
+    """Whether the cards below the run (from the table run outwards) can each be laid
+    at the low end at a moment it does not fit the high end (else it goes high, SPEC
+    §5), the ``b`` cards above being laid in between (they always fit high). ``j``
+    counts the high places filled when the next low card is laid: it never goes down,
+    so the earliest moment that works for each card is the one to take.
+    ``top_joker[j]``: whether the run's top card is a joker once ``j`` high places are
+    filled; with ``jokers_apart`` (``run_jokers_adjacent`` false, SPEC §3.1) a joker does
+    not fit above a joker, so it goes low then."""
+    j = 0
+    for p, _v in low:
+        if p.end == "low":
+            continue  # written low: it goes low whenever it fits there
+        while j <= b and _fits_high(p.token, hi + j + 1, mode) and not (
+                jokers_apart and p.token.is_joker and j < len(top_joker) and top_joker[j]):
+            j += 1
+        if j > b:
+            return False
+    return True
+
+
+def _fits_high(t: MeldCard, v: int, mode: AceMode) -> bool:
+    """Whether a card of the run's suit fits the place of value ``v`` above its high end."""
+    if not _place_ok(v, mode):
+        return False
+    rank = rank_of_value(v)
+    if t.is_joker:
+        return t.as_rank is None or t.as_rank == rank
+    return t.card.rank == rank
+
+
+def _legal_run(run: RunMeld, rules: RuleSet) -> bool:
+    """The grown run, read as a meld, is this run: every rule of runs holds for it."""
+    readings = read_runs(run.cards, rules)
+    return isinstance(readings, list) and any(
+        r.start == run.start and r.cards == run.cards for r in readings)
 
 
 def _set_with(meld: SetMeld, card: MeldCard, rules: RuleSet) -> SetMeld:
@@ -605,6 +791,8 @@ def _release_set(meld: SetMeld, laid: Sequence[Card], rules: RuleSet) -> Release
     if n == 3 and k == 1:
         if not rules.release_closed_four:
             return no("a 4-card set with a joker is closed")
+        if len(laid) > k:  # one natural takes the joker's place; a second would be a build
+            return no("more cards than jokers")
         return ReleaseRuling(True, 1, _set_after(meld, laid, locked=False, rules=rules))
     if len(laid) == missing and n + missing <= rules.effective_set_max:
         # the naturals of every missing suit, laid together, free every joker

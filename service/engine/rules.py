@@ -55,6 +55,9 @@ class UnknownParameter(RuleSetError):
 
 
 class InvalidParameter(RuleSetError):
+    """A parameter's value out of range, or contradicting others (``involved``: the other
+    parameters of the contradiction, any of which the request may have sent)."""
+
     code = "invalid-parameter"
 
     involved: tuple[str, ...] = ()
@@ -66,6 +69,18 @@ class InvalidParameter(RuleSetError):
         self.name = name
         self.reason = reason
         self.involved = involved
+
+    def naming_one_of(self, sent: Mapping[str, Any]) -> InvalidParameter:
+        """The same contradiction named after a parameter the request sent (SPEC §3: a
+        value that contradicts another names the parameter the request sent; issue 19):
+        this one if it was sent, else the first of ``involved`` that was."""
+        if self.name in sent:
+            return self
+        for other in self.involved:
+            if other in sent:
+                return InvalidParameter(other, self.reason,
+                                        (self.name, *(p for p in self.involved if p != other)))
+        return self
 
 
 def _contradiction(reason: str, *names: str) -> InvalidParameter:
@@ -101,7 +116,6 @@ class InvalidRound(RoundError):
         else:
             message = f"round {value!r}: this rule set has no contracts, so no rounds"
         super().__init__(message, field="round", params={"round": value, "rounds": rounds})
-
 
 @dataclass(frozen=True, slots=True)
 class CardValues:
@@ -493,27 +507,40 @@ class RuleSet:
             _check(p, v)
             if p.modes is not None and type(v) is not p.modes:
                 object.__setattr__(self, p.name, p.modes(v))  # "around" -> AceMode.AROUND
+        # contradictions: each names its parameters, so that with_overrides can name the one sent
         if self.players_min > self.players_max:
-            raise InvalidParameter("players_min", "must not exceed players_max")
+            raise InvalidParameter("players_min", f"players_min ({self.players_min}) must not "
+                                   f"exceed players_max ({self.players_max})", ("players_max",))
         if self.set_max is not None and self.set_min > self.set_max:
-            raise InvalidParameter("set_min", "must not exceed set_max")
+            raise InvalidParameter("set_min", f"set_min ({self.set_min}) must not exceed set_max "
+                                   f"({self.set_max})", ("set_max",))
         if self.run_min > self.run_max:
-            raise InvalidParameter("run_min", "must not exceed run_max")
+            raise InvalidParameter("run_min", f"run_min ({self.run_min}) must not exceed run_max "
+                                   f"({self.run_max})", ("run_max",))
         if self.set_distinct_suits and self.set_min > 4:
-            raise InvalidParameter("set_min", "a set of distinct suits has at most 4 cards")
+            raise InvalidParameter("set_min", f"a set of distinct suits (set_distinct_suits) has "
+                                   f"at most 4 cards, not set_min {self.set_min}",
+                                   ("set_distinct_suits",))
         if self.set_min_naturals > self.set_min:
-            raise InvalidParameter("set_min_naturals", "must not exceed set_min")
+            raise InvalidParameter("set_min_naturals", f"set_min_naturals ({self.set_min_naturals}) "
+                                   f"must not exceed set_min ({self.set_min})", ("set_min",))
         if self.run_min_naturals > self.run_min:
-            raise InvalidParameter("run_min_naturals", "must not exceed run_min")
+            raise InvalidParameter("run_min_naturals", f"run_min_naturals ({self.run_min_naturals}) "
+                                   f"must not exceed run_min ({self.run_min})", ("run_min",))
         self._check_contracts()
         if self.match_end.rounds != self.rounds:
             object.__setattr__(self, "match_end", dataclasses.replace(self.match_end,
                                                                       rounds=self.rounds))
         if self.deck_by_players is None:
             if self.players_max * self.largest_deal >= self.decks * 52 + self.jokers:
-                raise _contradiction("the deck cannot deal this many cards to every seat",
-                                     "hand_size", "decks", "jokers", "players_max",
-                                     "deck_by_players", "contracts", "deal_sizes")
+                deal = (f"hand_size {self.hand_size}" if self.contracts is None
+                        else f"{self.largest_deal} (the largest deal)")
+                raise _contradiction(
+                    f"a deck of {self.decks * 52 + self.jokers} cards (decks {self.decks} × 52 + "
+                    f"jokers {self.jokers}) is too small to deal players_max {self.players_max} × "
+                    f"{deal} = {self.players_max * self.largest_deal} cards and leave a stock",
+                    "hand_size", "decks", "jokers", "players_max",
+                    "deck_by_players", "contracts", "deal_sizes")
 
     def _check_contracts(self) -> None:
         """The contract parameters against each other and the deck (SPEC §3.1)."""
@@ -708,11 +735,8 @@ class RuleSet:
             changes["match_end"] = self.match_end.with_overrides(end)
         try:
             return dataclasses.replace(self, name=name or self.name, **changes)
-        except InvalidParameter as exc:  # a contradiction names a parameter the request sent
-            sent = [n for n in exc.involved if n in overrides]
-            if sent and exc.name not in overrides:
-                raise InvalidParameter(sent[0], exc.reason, exc.involved) from None
-            raise
+        except InvalidParameter as exc:
+            raise exc.naming_one_of(overrides) from None
 
 
 def check_param(name: str, value: object) -> None:

@@ -90,8 +90,8 @@ _CODES: tuple[Code, ...] = (
          "You may build on melds only after your own opening."),
     Code("build-does-not-fit", "a card built on a meld extends it legally",
          "{card} does not fit this meld."),
-    Code("meld-closed", "a closed meld takes no more cards",
-         "This meld is closed; {card} cannot be added."),
+    # no "meld-closed": `closed` is about releasing jokers only (SPEC §2); a closed set still
+    # takes builds up to set_max, so no build is refused for it (issue 19 item 6)
     # -- jokers -------------------------------------------------------------------------
     Code("release-before-opening", "releasing only after one's own opening (release_requires_opening)",
          "You may release a joker only after your own opening."),

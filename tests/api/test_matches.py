@@ -539,3 +539,15 @@ def test_contract_match_end_needs_a_contract_rule_set(client):
     mid, token, _ = create(client)  # a classic match takes no round
     bad = append(client, mid, token, _round(1, "kim", kim=[], lou=["Qs"]))
     assert bad.status_code == 422 and bad.get_json()["code"] == "invalid-round"
+
+
+@pytest.mark.parametrize("body", [b"", b'{"ruleset": "kaluki-hunt", "players": ["kim", "l\xffou"]}'])
+def test_an_empty_or_non_utf8_body_is_malformed_json(client, body):
+    """SPEC §4 (issue 19 item 3; RFC 8259 §8.1): an empty body and a body that is not
+    UTF-8 are 400 malformed-json on the match endpoints too (create and append)."""
+    r = client.post("/v1/matches", data=body, content_type="application/json")
+    assert (r.status_code, r.get_json()["code"]) == (400, "malformed-json")
+    mid, token, _ = create(client)
+    r = client.post(f"/v1/matches/{mid}/hands", data=body, content_type="application/json",
+                    headers=auth(token))
+    assert (r.status_code, r.get_json()["code"]) == (400, "malformed-json")

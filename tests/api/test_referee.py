@@ -155,3 +155,51 @@ def test_openapi_file_matches() -> None:
 def test_notation_only_where_it_is_read(client) -> None:
     r = client.post("/v1/melds/validate", data="ruleset x", content_type=MEDIA_TYPE)
     assert r.status_code == 415 and r.get_json()["code"] == "unsupported-media-type"
+
+
+BUILD_ORDER_CASES = [
+    # issue 19 item 1 (the oracle's cases) and item 4 (most points, then highest)
+    ("kalooki-40", ["5h", "6h", "7h"], ["JK", "8h"], ["5h", "6h", "7h", "8h", "JK=9h"]),
+    ("kaluki-uk", ["Qh", "Kh", "Ah"], ["JK", "Jh"], ["JK=Th", "Jh", "Qh", "Kh", "Ah"]),
+    ("kaluki-hunt", ["5h", "6h", "7h"], [{"card": "JK", "end": "low"}, "4h"],
+     ["JK=3h", "4h", "5h", "6h", "7h"]),
+    ("kalooki-40", ["2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "Ts", "Js", "Qs"], ["As", "Ks"],
+     ["2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "Ts", "Js", "Qs", "Ks", "As"]),
+]
+
+
+@pytest.mark.parametrize("rs, table, cards, result", BUILD_ORDER_CASES)
+def test_a_build_is_the_same_in_every_order_on_every_endpoint(client, rs, table, cards, result) -> None:
+    """SPEC §5 build (issue 19 items 1, 4): /v1/melds/build, a record's build
+    (/v1/hands/adjudicate) and /v1/turns/check give the same meld in either order."""
+    naturals = [c if isinstance(c, str) else c["card"] for c in cards]
+    for order in (cards, cards[::-1]):
+        got = client.post("/v1/melds/build", json={"ruleset": rs, "meld": table, "cards": order}).get_json()
+        assert got["valid"] is True, got
+        assert got["meld"]["cards"] == result
+        hand = [*naturals, "2d", "9c"]
+        body = {"ruleset": rs, "table": [table], "hand": hand, "opened": True,
+                "turn": {"draw": {"from": "stock", "card": "3c"},
+                         "plays": [{"build": {"meld": 0, "cards": order}}], "discard": "9c"}}
+        got = client.post("/v1/turns/check", json=body).get_json()
+        assert got["legal"] is True, got
+        assert got["table"][0]["cards"] == result
+
+
+def test_a_record_build_is_the_same_in_every_order(client) -> None:
+    """SPEC §5 build (issue 19 item 1) in a hand record: ann lays 5-6-7 of hearts, then
+    builds JK and 8h in either order: 5-6-7-8-JK=9h both times (the order once refused it)."""
+    for order in (["JK", "8h"], ["8h", "JK"]):
+        record = {"ruleset": "kaluki-hunt", "players": ["ann", "bob"],
+                  "deal": {"ann": ["5h", "6h", "7h", "8h", "JK", "2c", "4d", "6s", "8c", "Td", "Qs",
+                                   "Kc", "3d"],
+                           "bob": ["2s", "3c", "4h", "5s", "6c", "7d", "8s", "9d", "Tc", "Jd", "Qc",
+                                   "Kd", "Ad"]},
+                  "turns": [{"player": "ann", "draw": {"from": "stock", "card": "9c"},
+                             "plays": [{"meld": ["5h", "6h", "7h"]}], "discard": "9c"},
+                            {"player": "bob", "draw": {"from": "stock", "card": "7c"}, "discard": "7c"},
+                            {"player": "ann", "draw": {"from": "stock", "card": "7s"},
+                             "plays": [{"build": {"meld": 0, "cards": order}}], "discard": "7s"}]}
+        got = client.post("/v1/hands/adjudicate", json=record).get_json()
+        assert got["legal"] is True, got
+        assert got["state"]["table"][0]["cards"] == ["5h", "6h", "7h", "8h", "JK=9h"]

@@ -250,8 +250,27 @@ def test_other_media_type_is_415(client, path: str) -> None:
 
 
 @pytest.mark.parametrize("path", ENDPOINTS)
-def test_empty_body_is_422(client, path: str) -> None:
-    assert_problem(client.post(path, data=b"", content_type="application/json"), 422, "validation-error")
+@pytest.mark.parametrize("body", [b"", b" ", b"\r\n"])
+def test_empty_body_is_400_malformed_json(client, path: str, body: bytes) -> None:
+    """SPEC §4 (issue 19 item 3): an empty body is malformed JSON (400), as a body of one
+    space already was, never a 422 naming the fields as missing."""
+    assert_problem(client.post(path, data=body, content_type="application/json"), 400,
+                   "malformed-json")
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+@pytest.mark.parametrize("bad", [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf"])
+def test_a_body_that_is_not_utf8_is_400_malformed_json(client, path: str, bad: bytes) -> None:
+    """SPEC §4 (issue 19 item 3; RFC 8259 §8.1: JSON text is UTF-8): a valid body with one
+    invalid byte (a stray byte, a cut sequence, an encoded surrogate, an overlong form) in a
+    string is 400 ``malformed-json``, not a 422 naming ``ruleset`` and ``cards`` as missing.
+    The fast path (every body here would take it) steps aside and the full path answers."""
+    body = json.dumps(VALID_BODIES[path]).encode()
+    at = body.index(b'"ruleset"') + 2
+    bad_body = body[:at] + bad + body[at:]
+    assert_problem(client.post(path, data=bad_body, content_type="application/json"), 400,
+                   "malformed-json")
+    assert client.post(path, data=body, content_type="application/json").status_code == 200
 
 
 @pytest.mark.parametrize("path", ENDPOINTS)
@@ -518,3 +537,29 @@ def test_jamaica_build_and_release(client) -> None:
     body = post(client, "/v1/jokers/release", {"ruleset": JAM, "meld": ["7c", "8c", "9c", "JK"],
                                                 "cards": ["Tc"]}).get_json()
     assert not body["legal"] and body["closed"] and body["violations"][0]["code"] == "joker-not-releasable"
+
+
+def test_a_deck_too_small_names_decks(client) -> None:
+    """SPEC §3 (issue 19 item 7): kaluki-uk with {"decks": 1} names the parameter sent,
+    ruleset.overrides.decks, and says why (54 cards cannot deal 5 × 13 and leave a stock)."""
+    body = assert_problem(post(client, "/v1/melds/validate", {
+        "ruleset": {"base": "kaluki-uk", "overrides": {"decks": 1}}, "cards": ["4c", "4d", "4h"]}),
+        422, "invalid-parameter")
+    assert list(body["errors"]) == ["ruleset.overrides.decks"]
+    assert "too small to deal players_max 5 × hand_size 13" in body["detail"]
+
+
+def test_a_run_joker_naming_only_its_rank_takes_the_runs_suit(client) -> None:
+    """SPEC §2 (issue 19 item 5; docs/api.md Cards): a joker in a run may name only its
+    rank, JK=T; the run's suit is meant, and the answer writes it in full."""
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt",
+                                               "cards": ["9h", "JK=T", "Jh"]}).get_json()
+    assert body["valid"] is True
+    assert body["meld"]["cards"] == ["9h", "JK=Th", "Jh"]
+    assert body["meld"]["jokers"] == [{"index": 1, "as": "Th"}]
+    body = post(client, "/v1/melds/build", {"ruleset": "kaluki-hunt", "meld": ["9h", "Th", "Jh"],
+                                            "cards": ["JK=Q"]}).get_json()
+    assert body["valid"] is True and body["meld"]["cards"] == ["9h", "Th", "Jh", "JK=Qh"]
+    body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt",
+                                               "cards": ["9h", "JK=Td", "Jh"]}).get_json()
+    assert body["valid"] is False and body["violations"][0]["code"] == "joker-mismatch"

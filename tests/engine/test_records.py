@@ -17,7 +17,7 @@ from service.engine.referee import adjudicate
 RECORDS = sorted((Path(__file__).parent.parent / "records").glob("*.json"))
 SOURCES = {"S0", "S1", "S3", "pagat", "denexa"}
 # codes the referee never cites: meld-level checks the hand record format rules out
-NOT_IN_RECORDS = {"meld-empty", "kind-mismatch", "invalid-meld", "meld-closed"}
+NOT_IN_RECORDS = {"meld-empty", "kind-mismatch", "invalid-meld"}
 
 
 def _load(path: Path) -> dict:

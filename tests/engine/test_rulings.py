@@ -202,6 +202,18 @@ BUILD = [
     ("SPEC §2 a set is one rank", HUNT, "7h 7d 7c", "8s", True, "build-does-not-fit", None),
     ("S1 a joker on a 3-card set", HUNT, "7h 7d 7c", "JK", True, True, "7h 7d 7c JK=7"),
     ("SPEC §3 run_max caps a build", over(HUNT, run_max=3), "5h 6h 7h", "8h", True, "run-too-long", None),
+    # issue 19: the order never matters; the most points, then the highest; fits both ends: high
+    ("SPEC §5 issue 19 JK then 8h", K40, "5h 6h 7h", "JK 8h", True, True, "5h 6h 7h 8h JK=9h"),
+    ("SPEC §5 issue 19 8h then JK", K40, "5h 6h 7h", "8h JK", True, True, "5h 6h 7h 8h JK=9h"),
+    ("SPEC §5 issue 19 a joker below Q-K-A", UK, "Qh Kh Ah", "JK Jh", True, True, "JK=Th Jh Qh Kh Ah"),
+    ("SPEC §5 issue 19 end low, then 4h", HUNT, "5h 6h 7h", "JK@low 4h", True, True,
+     "JK=3h 4h 5h 6h 7h"),
+    ("SPEC §5 issue 19 most points: 2-A", K40, "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs", "As Ks", True, True,
+     "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks As"),
+    ("SPEC §5 a joker fitting both ends goes high", HUNT, "2h 3h 4h", "JK", True, True, "2h 3h 4h JK=5h"),
+    ("SPEC §2 a run's JK=Q is of its suit", HUNT, "9h Th Jh", "JK=Q", True, True, "9h Th Jh JK=Qh"),
+    ("issue 19 a closed set takes a build", over(K51, set_distinct_suits=False, set_max=5),
+     "JK 3c 3h 3d", "3s", True, True, "JK=3 3c 3h 3d 3s"),
 ]
 
 

@@ -5504,15 +5504,6 @@ export interface operations {
                      *           "type": "/problems/build-does-not-fit"
                      *         },
                      *         {
-                     *           "code": "meld-closed",
-                     *           "message": {
-                     *             "en": "This meld is closed; {card} cannot be added.",
-                     *             "nl": "Deze combinatie is gesloten; {card} kan er niet bij."
-                     *           },
-                     *           "rule": "a closed meld takes no more cards",
-                     *           "type": "/problems/meld-closed"
-                     *         },
-                     *         {
                      *           "code": "release-before-opening",
                      *           "message": {
                      *             "en": "You may release a joker only after your own opening.",
