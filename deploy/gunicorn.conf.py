@@ -99,9 +99,8 @@ loglevel = S.LOG_LEVEL
 
 # /metrics sums every worker's numbers through files in this directory (cleared at start;
 # prometheus_client reads the variable itself, so it is set in the environment)
-if not S.PROMETHEUS_MULTIPROC_DIR:
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = f"/tmp/kaluki-metrics-{S.PORT}"
-_METRICS_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+_METRICS_DIR = S.PROMETHEUS_MULTIPROC_DIR or f"/tmp/kaluki-metrics-{S.PORT}"
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = _METRICS_DIR
 
 
 def on_starting(server):  # noqa: ARG001 - gunicorn hook signature

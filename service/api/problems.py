@@ -315,6 +315,14 @@ LEDGER_DETAILS: Mapping[str, str] = {
     "ledger-unavailable": "The match store (Redis) cannot be reached; nothing was written. "
                           "Retry later with the same Idempotency-Key.",
 }
+# ledger-unavailable for a Redis that answers (the store's LedgerUnavailable.reason)
+UNAVAILABLE_DETAILS: Mapping[str, str] = {
+    "out-of-memory": N_("The match store (Redis) is out of memory and refuses writes; nothing "
+                        "was written. Retry later with the same Idempotency-Key."),
+    "not-replicated": N_("The match store took the write but could not copy it to {replicas} "
+                         "replica(s) in time. Retry with the same Idempotency-Key: the retry "
+                         "answers with that write once it is copied, never writing it twice."),
+}
 
 
 def engine_problem(exc: EngineError, field: str | None = None) -> Problem:
@@ -357,6 +365,9 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(LedgerError)
     def _ledger(exc: LedgerError) -> Response:
+        special = UNAVAILABLE_DETAILS.get(getattr(exc, "reason", ""))
+        if special is not None:
+            return Problem(exc.code, special, params=exc.params).response()
         return error_problem(exc, detail=LEDGER_DETAILS.get(exc.code)).response()
 
     @app.errorhandler(Exception)

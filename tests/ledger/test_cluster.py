@@ -221,3 +221,38 @@ def _failover_run(cluster: RedisClusterServers, base: str) -> None:
         assert entries[seq]["input"] == body["score"]
     print(f"failover: {before} acked before the kill, {statuses.count(503)} answered 503, "
           f"{statuses.count(-1)} lost, {len(pending)} retried, {len(entries)} entries")
+
+
+def test_wait_asks_the_replica_of_the_masters_own_shard(tmp_path):
+    """issue 21 item 19: REDIS_WAIT_REPLICAS on a Cluster runs WAIT on the connection that
+    ran the write, to the master owning the match's slot. With that master's replica killed,
+    its writes are 503 NotReplicated (the write stands on the master), while a match on
+    another shard, whose replica is up, is acknowledged; a replay waits the same way."""
+    from service.ledger.store import NotReplicated
+
+    cluster = RedisClusterServers(str(tmp_path), node_timeout_ms=1000)
+    cluster.start()
+    try:
+        store = LedgerStore(connect(cluster.url), 60, "redis", wait_replicas=1,
+                            wait_timeout_ms=300)
+        mids = [f"wait-{uuid.uuid4().hex[:12]}" for _ in range(40)]
+        owners = {mid: cluster.master_of(keys(mid)[0]) for mid in mids}
+        assert store.create(mids[0], {"m": 1}, {"s": 0}, "t") == ("ok", None)
+        lonely, replica = owners[mids[0]]
+        other = next(mid for mid in mids if owners[mid][0] != lonely)
+        assert store.create(other, {"m": 1}, {"s": 0}, "t") == ("ok", None)
+        cluster.kill(replica)
+        with pytest.raises(NotReplicated):
+            store.append(mids[0], idem_key="k", fingerprint="f", expected_version=0,
+                         expected_head="0" * 64, entry='{"seq":0}', new_head="a" * 64,
+                         state={"s": 1})
+        assert store.entries(mids[0]) == ['{"seq":0}']  # it stands on the master
+        with pytest.raises(NotReplicated):
+            store.confirm_replicated(mids[0])
+        res = store.append(other, idem_key="k", fingerprint="f", expected_version=0,
+                           expected_head="0" * 64, entry='{"seq":0}', new_head="a" * 64,
+                           state={"s": 1})
+        assert res.kind == "ok"
+        store.confirm_replicated(other)
+    finally:
+        cluster.stop()
