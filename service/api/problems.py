@@ -110,9 +110,13 @@ STATUS: Mapping[str, int] = {
     "internal-error": 500,
     "ledger-busy": 503, "ledger-unavailable": 503, "service-unavailable": 503,
 }
-"""Statuses by code. A code answers one status wherever it is raised, with one
-exception: ``unknown-ruleset`` is 422 inside a request body but 404 on
-``GET /v1/rulesets/{name}``, where the rule set is the resource."""
+"""Statuses by code. A code answers one status wherever it is raised, with the
+exceptions in :data:`ALSO_STATUS`."""
+
+# codes answered with another status too, where (docs/api.md's table lists them under both)
+ALSO_STATUS: Mapping[str, Mapping[int, str]] = {
+    "unknown-ruleset": {404: "on `GET /v1/rulesets/{name}`, where the rule set is the resource"},
+}
 
 RETRY_AFTER = "2"
 
