@@ -26,10 +26,14 @@ that short. Earlier measurements of the thread models (bench/RESULTS.md,
 "Worker model"): gthread 2x2 1.08x the median model's validate rps, p99 2.6x
 p50; sync 0.93-0.99x; gthread 2x4 1.22x with p99 4.8x p50.
 
-Every knob can be overridden from the environment: PORT, WEB_CONCURRENCY,
+Every knob can be overridden from the environment (service/settings.py, listed with
+their defaults in docs/configuration.md): PORT, WEB_CONCURRENCY,
 GUNICORN_WORKER_CLASS, GUNICORN_THREADS (set: the thread models, 1 = sync,
 more = gthread), GUNICORN_WORKER_CONNECTIONS, GUNICORN_TIMEOUT,
-GUNICORN_MAX_REQUESTS, SHUTDOWN_DRAIN_SECONDS.
+GUNICORN_MAX_REQUESTS, GUNICORN_RECYCLE_EVERY, SHUTDOWN_DRAIN_SECONDS. They are read
+once, here, and a bad value stops gunicorn before it binds, naming the variable.
+Stopping (SIGTERM or SIGINT, to the master or the whole process group): below, and
+docs/deploy.md "Stopping".
 
 Logs (service/logs.py): JSON lines for gunicorn and the app alike (LOG_FORMAT=text
 for people), every line of a request with its request_id; the access log is on

@@ -193,6 +193,10 @@ def test_sigterm_to_the_process_group_drains_like_sigterm_to_the_master():
     assert ready.status_code == 503 and ready.json()["status"] == "draining"
     assert log.count("Booting worker") == 2, log[-2000:]
     assert "to the process group" in log
+    # issue 21 item 14: the start-up log names the URL (gunicorn's own line is blank with
+    # reuse_port: its master holds no socket)
+    assert f"Listening at: http://127.0.0.1:{g.port} (" in log, log[:2000]
+    assert f"Serving on http://127.0.0.1:{g.port} (2 gevent workers)" in log
     in_drain = [o for t, o in outcomes if signalled < t < signalled + DRAIN * 0.9]
     assert in_drain and set(in_drain) == {"ok"}, in_drain[:10]
     # the end of the drain: nothing reset

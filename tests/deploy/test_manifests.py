@@ -295,7 +295,7 @@ def test_body_limits_in_step_with_max_body_bytes():
         "nginx.ingress.kubernetes.io/proxy-body-size"]) == MAX_BODY_BYTES
     compose = load_all(DEPLOY / "compose.yaml")[0]
     assert int(compose["services"]["app"]["environment"]["MAX_BODY_BYTES"]) == MAX_BODY_BYTES
-    # the import's own limit (LEDGER_IMPORT_MAX_BYTES, 32 MiB) at both proxies
+    # imports get 32 MiB at both proxies, above the service's own LEDGER_IMPORT_MAX_BYTES
     assert _bytes(limits[1]) == 32 * 1024 * 1024 and "location = /v1/matches/import" in nginx
     imp = one(BASE_DOCS(), "Ingress", "kaluki-import")
     assert _bytes(imp["metadata"]["annotations"][
