@@ -298,7 +298,8 @@ class LedgerStore:
                                                                  client=pipe))
 
     def _replicated(self, op: str, key: str, write: Callable[[Any], Any]) -> Any:
-        """``write`` and then ``WAIT wait_replicas wait_timeout_ms`` in one pipeline on one
+        """``write`` (queues commands on a pipeline; the first one's answer is returned) and
+        then ``WAIT wait_replicas wait_timeout_ms`` in one pipeline on one
         connection (WAIT counts the writes of the connection it runs on). On a Cluster, that
         is a connection to the master owning ``key``'s slot, so WAIT asks that shard's
         replicas. Fewer replicas in time: :class:`NotReplicated` (the write stands)."""
@@ -309,11 +310,11 @@ class LedgerStore:
             pipe = client.pipeline(transaction=False)
             write(pipe)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
-            res, acked = pipe.execute()
+            *results, acked = pipe.execute()
             if int(acked) < self.wait_replicas:
                 raise ReplicasBehind(f"{acked} of {self.wait_replicas} replicas acknowledged "
                                      f"within {self.wait_timeout_ms} ms")
-            return res
+            return results[0]
 
         try:
             return self._call(op, run)
@@ -334,9 +335,16 @@ class LedgerStore:
         match's master took so far (a TTL refresh, then WAIT, on one connection), so a replay
         of a write that was answered 503 ``NotReplicated`` is acknowledged only once the
         replicas have it. No-op otherwise."""
-        if self.wait_replicas:
-            main = keys(match_id)[0]
-            self._replicated("replay-wait", main, lambda pipe: pipe.pexpire(main, self.ttl_ms))
+        if not self.wait_replicas:
+            return
+        match_keys = keys(match_id)
+
+        def refresh(pipe: Any) -> None:  # as every write does: the three keys and the tombstone
+            for key in match_keys:
+                pipe.pexpire(key, self.ttl_ms)
+            pipe.pexpire(tomb_key(match_id), self.tomb_ms)
+
+        self._replicated("replay-wait", match_keys[0], refresh)
 
     def create(self, match_id: str, meta: dict[str, Any], state: dict[str, Any], token_hash: str,
                entries: Sequence[str] = (), head: str = "0" * 64,
