@@ -111,3 +111,31 @@ def test_app_config_overrides_the_environment_and_the_alias_is_read():
     assert settings.load({"PORT": "", "RATELIMIT_CREATE": ""}).PORT == 8000
     assert settings.load({"RATELIMIT_CREATE": ""}).RATELIMIT_CREATE == ""
     assert settings.load(env).RATELIMIT_RULINGS == "5/s"
+
+
+def test_defaults_other_documents_state_are_the_settings():
+    """A table elsewhere (README.md, docs/*.md) with a ``default`` column and a setting in
+    its first column states that setting's default (issue 21 item 21: stated defaults had
+    drifted from the code)."""
+    by_name = {f.name: f for f in settings.FIELDS}
+    checked = 0
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        if path.name == "configuration.md":
+            continue
+        column = None
+        for line in path.read_text().splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.strip().startswith("|"):
+                column = None
+            elif "default" in cells:
+                column = cells.index("default")
+            elif column is not None and re.fullmatch(r"`[A-Z_]+`", cells[0]):
+                f = by_name.get(cells[0].strip("`"))
+                assert f is not None, f"{path.name}: {cells[0]} is no setting"
+                stated = cells[column].strip("`")
+                default = f.default
+                expected = {"", "none", "empty", "unset"} if default in ("", None) else {
+                    str(default).lower() if isinstance(default, bool) else str(default)}
+                assert stated in expected, f"{path.name}: {f.name} default {stated!r}"
+                checked += 1
+    assert checked >= 6
