@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 
+import pytest
 import requests
 
 from tests.ledger.servers import Gunicorn
@@ -144,7 +145,8 @@ def _one_request(port: int) -> str:
         s.close()
 
 
-def test_sigterm_to_the_process_group_drains_like_sigterm_to_the_master():
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_sigterm_to_the_process_group_drains_like_sigterm_to_the_master(sig):
     """issue 21 item 12: systemd's KillMode=control-group, Ctrl-C and `kill -- -PGID` signal
     every process. The workers keep serving through the drain (the port answers), none is
     respawned, and the server then stops cleanly. Item 20: from the signal until the server
@@ -173,7 +175,7 @@ def test_sigterm_to_the_process_group_drains_like_sigterm_to_the_master():
             t.start()
         time.sleep(0.5)
         signalled = time.monotonic()
-        os.killpg(g.proc.pid, signal.SIGTERM)
+        os.killpg(g.proc.pid, sig)  # SIGINT: Ctrl-C in a terminal
         time.sleep(DRAIN * 0.7)
         during = _workers(g.proc.pid)
         ready = requests.get(f"{g.base}/readyz", timeout=5)
