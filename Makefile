@@ -1,22 +1,31 @@
-# One venv, installed from pyproject.toml; every target installs what it needs.
+# One venv, installed from pyproject.toml; every target installs what it needs:
+# `make run` only what serving needs (the runtime dependencies), every other target the
+# dev extra too (tests, linters, browsers, the fuzzer).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+SERVE  := $(VENV)/.serving
 STAMP  := $(VENV)/.installed
 PORT   ?= 8000
 
-.PHONY: install run test lint openapi messages bench hostile clean corpus
+.PHONY: install serve-install run test lint openapi messages bench hostile clean corpus
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(SERVE): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(SERVE)
+
+$(STAMP): $(SERVE)
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+serve-install: $(SERVE)
+
 install: $(STAMP)
 
-run: install
+run: serve-install
 	PORT=$(PORT) $(BIN)/gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'
 
 # Ledger tests run against the embedded Redis, and also against a real one when

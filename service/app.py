@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,7 +12,7 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from . import ledger, logs
+from . import ledger, logs, settings
 from .api import (
     contract,
     docs,
@@ -71,14 +70,14 @@ class KalukiApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
         return current_app.response_class(cached, mimetype="application/json")
 
 
-def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+def _config(overrides: Mapping[str, Any] | None, found: settings.Settings) -> dict[str, Any]:
     return {
         "API_TITLE": API_TITLE,
         "API_VERSION": API_VERSION,
         "OPENAPI_VERSION": "3.1.0",
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
-        "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", 256 * 1024)),
+        "MAX_CONTENT_LENGTH": found.MAX_BODY_BYTES,
         # hand records in text notation (docs/notation.md), on the adjudicate endpoint only
         "EXTRA_BODY_TYPES": {"text/vnd.kaluki.hand": ("/v1/hands/adjudicate",)},
         "API_SPEC_OPTIONS": {
@@ -90,11 +89,15 @@ def _config(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """The app. Its settings (service/settings.py) are read here, once: from ``config``
+    by name, else the environment; a bad value raises ``settings.SettingsError``."""
+    found = settings.load(overrides=config)
     app = Flask(__name__)
     app.json = OrjsonProvider(app)
-    app.config.update(_config(config))
+    app.config.update(_config(config, found))
+    app.extensions["kaluki_settings"] = found
     app.url_map.strict_slashes = False
-    logs.configure()  # JSON lines (LOG_FORMAT=text for people); gunicorn sets up its own
+    logs.configure(found)  # JSON lines (LOG_FORMAT=text for people); gunicorn sets up its own
 
     _require_json(app)
     api = KalukiApi(app)
@@ -112,15 +115,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     security.install(app)  # nosniff, no-store, CSP; METRICS_TOKEN
     ratelimit.install(app)  # RATELIMIT_* (service/api/ratelimit.py)
-    CORS(app, origins=security.cors_origins(app.config),
+    CORS(app, origins=security.cors_origins(found),
          expose_headers=["ETag", "Location", "Retry-After", "Link", "Idempotent-Replayed",
                          "RateLimit", "RateLimit-Policy", requestid.HEADER])
     _cors_for_browsers_only(app)
     # bodies are read whole and in time before any view sees them (service/api/bodies.py)
     app.wsgi_app = BodyGuard(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"],  # type: ignore[method-assign]
-                             # mypy infers environ.get(..., 10) from float()'s parameter, losing the int
-                             float(app.config.get("REQUEST_BODY_TIMEOUT")  # type: ignore[arg-type]
-                                   or os.environ.get("REQUEST_BODY_TIMEOUT", 10)))
+                             found.REQUEST_BODY_TIMEOUT)
     if not app.config.get("TESTING_NO_METRICS"):
         metrics.install(app)
     requestid.install(app)  # outermost: every answer gets X-Request-ID, every log line its id

@@ -22,18 +22,18 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from contextvars import ContextVar
 from typing import Any
 
 from gunicorn.glogging import Logger as _GunicornBaseLogger
 
+from .settings import Settings, load
+
 request_id: ContextVar[str | None] = ContextVar("kaluki_request_id", default=None)
 
 ENVIRON_KEY = "kaluki.request_id"  # the WSGI environ key for the access log
 RULE_KEY = "kaluki.url_rule"  # set by service.api.metrics (the rule Flask matched)
-OFF = ("off", "0", "false", "no", "none")
 
 
 class RequestIdFilter(logging.Filter):
@@ -66,22 +66,26 @@ def json_formatter() -> logging.Formatter:
                            rename_fields={"levelname": "level", "name": "logger"})
 
 
-def log_format() -> str:
-    return "text" if os.environ.get("LOG_FORMAT", "json").lower() == "text" else "json"
+def _settings(found: Settings | None) -> Settings:
+    return found if found is not None else load()  # None: the environment as it is now
 
 
-def access_target() -> str | None:
+def log_format(found: Settings | None = None) -> str:
+    return _settings(found).LOG_FORMAT
+
+
+def access_target(found: Settings | None = None) -> str | None:
     """Where the access log goes: ``-`` (stdout), a file path, or None (off)."""
-    value = os.environ.get("ACCESS_LOG", "-").strip() or "-"
-    return None if value.lower() in OFF else value
+    return _settings(found).access_log()
 
 
-def dict_config(level: str | None = None) -> dict[str, Any]:
+def dict_config(level: str | None = None, found: Settings | None = None) -> dict[str, Any]:
     """The logging configuration for gunicorn's ``logconfig_dict`` (app and gunicorn alike)."""
-    level = (level or os.environ.get("LOG_LEVEL", "INFO")).upper()
-    formatter = ({"()": "service.logs.TextFormatter"} if log_format() == "text"
+    found = _settings(found)
+    level = (level or found.LOG_LEVEL).upper()
+    formatter = ({"()": "service.logs.TextFormatter"} if log_format(found) == "text"
                  else {"()": "service.logs.json_formatter"})
-    target = access_target()
+    target = access_target(found)
     access_handler: dict[str, Any] = (
         {"class": "logging.StreamHandler", "stream": "ext://sys.stdout"} if target in (None, "-")
         else {"class": "logging.FileHandler", "filename": target})
@@ -105,7 +109,7 @@ def dict_config(level: str | None = None) -> dict[str, Any]:
     }
 
 
-def configure(level: str | None = None) -> None:
+def configure(found: Settings | None = None, level: str | None = None) -> None:
     """Outside gunicorn (``flask run``, tests, scripts): the same format on stderr.
 
     Like ``logging.basicConfig``, it does nothing when the root logger already has
@@ -114,11 +118,12 @@ def configure(level: str | None = None) -> None:
     root = logging.getLogger()
     if root.handlers:
         return
+    found = _settings(found)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(TextFormatter() if log_format() == "text" else json_formatter())
+    handler.setFormatter(TextFormatter() if log_format(found) == "text" else json_formatter())
     handler.addFilter(RequestIdFilter())
     root.addHandler(handler)
-    root.setLevel((level or os.environ.get("LOG_LEVEL", "INFO")).upper())
+    root.setLevel((level or found.LOG_LEVEL).upper())
 
 
 class GunicornLogger(_GunicornBaseLogger):  # type: ignore[misc]  # gunicorn ships no types

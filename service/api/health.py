@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import mmap
-import os
 import re
 from typing import Literal
 
 from flask import Response, current_app
 
+from .. import settings
 from .jsonio import dumps, json_response
 from .parsing import Blueprint
 
@@ -30,12 +30,12 @@ _drain: mmap.mmap | None | Literal[False] = None
 _last_detail: dict[str, str] = {}
 
 
-def draining() -> bool:
-    """Whether the server stops soon (the flag gunicorn's master sets on SIGTERM)."""
+def draining(path: str | None) -> bool:
+    """Whether the server stops soon (the flag gunicorn's master sets on SIGTERM, in the
+    file ``KALUKI_DRAIN_FILE`` names)."""
     global _drain
     if _drain is None:
         _drain = False
-        path = os.environ.get("KALUKI_DRAIN_FILE")
         if path:
             try:
                 with open(path, "rb") as f:
@@ -62,7 +62,7 @@ def healthz() -> Response:
 def readyz() -> Response:
     """Ready to serve: the ledger store (Redis) answers."""
     body: dict[str, str | list[str]]
-    if draining():
+    if draining(settings.of(current_app).KALUKI_DRAIN_FILE):
         ok, body = False, {"status": "draining", "reason": "the server is stopping"}
     else:
         check = current_app.extensions.get("kaluki_ready")

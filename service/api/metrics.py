@@ -59,6 +59,7 @@ from prometheus_client import (
     multiprocess,
 )
 
+from .. import settings
 from ..logs import RULE_KEY
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -223,11 +224,10 @@ class LedgerObserver:
             counter.inc()
 
 
-def git_sha() -> str:
-    """``GIT_SHA`` from the environment, else the checkout's HEAD, else ``unknown``."""
-    sha = os.environ.get("GIT_SHA", "").strip()
-    if sha:
-        return sha
+def git_sha(configured: str = "") -> str:
+    """``GIT_SHA`` (its setting), else the checkout's HEAD, else ``unknown``."""
+    if configured:
+        return configured
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
                              capture_output=True, text=True, timeout=2, check=True)
@@ -299,16 +299,19 @@ def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
     build = Gauge("kaluki_build_info", "The running build: package version, API version and "
                   "git commit", ["version", "api_version", "git_sha"], registry=registry,
                   multiprocess_mode="max")
-    labels = (package_version(), str(app.config.get("API_VERSION", "unknown")), git_sha())
+    labels = (package_version(), str(app.config.get("API_VERSION", "unknown")),
+              git_sha(settings.of(app).GIT_SHA))
     # in multiprocess mode each process writes its own file: set it at every scrape, in
     # the worker that answers (the master's file is cleared when gunicorn starts)
     return lambda: build.labels(*labels).set(1)
 
 
 def install(app: Flask) -> BatchedHistogram:
-    multiproc = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
-    if multiproc:  # an unlabelled counter opens its file at once (under preload: in the master)
-        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+    # prometheus_client reads PROMETHEUS_MULTIPROC_DIR from the environment itself
+    multiproc_dir = settings.of(app).PROMETHEUS_MULTIPROC_DIR
+    multiproc = bool(multiproc_dir)
+    if multiproc_dir:  # an unlabelled counter opens its file at once (under preload: in the master)
+        os.makedirs(multiproc_dir, exist_ok=True)
     registry = CollectorRegistry(auto_describe=True)
     # in multiprocess mode values go to the shared files; the registry is built per scrape
     latency = BatchedHistogram(
@@ -348,7 +351,7 @@ def install(app: Flask) -> BatchedHistogram:
         if multiproc:
             scrape = CollectorRegistry()
             multiprocess.MultiProcessCollector(scrape)  # type: ignore[no-untyped-call]  # unannotated upstream
-            return Response(generate_latest(scrape), mimetype=CONTENT_TYPE_LATEST)
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+            return Response(generate_latest(scrape), content_type=CONTENT_TYPE_LATEST)
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
     return latency

@@ -138,8 +138,10 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                             "than the service will do; ask with smaller decks or hands."),
     "rate-limited": Doc("Too many requests from this client. Wait Retry-After seconds; the "
                         "RateLimit headers say what is left."),
-    "ledger-unavailable": Doc("The match store (Redis) cannot be reached; nothing was written. "
-                              "Retry after Retry-After seconds with the same Idempotency-Key."),
+    "ledger-unavailable": Doc("The match store (Redis) cannot be reached or is out of memory "
+                              "(nothing was written), or it took a write but could not copy it "
+                              "to its replicas in time. Retry after Retry-After seconds with "
+                              "the same Idempotency-Key: nothing is written twice."),
     "ledger-busy": Doc("Too many concurrent writes to one match. Retry after Retry-After."),
     "match-not-found": Doc("No match with this id: it may have expired. Import its export to "
                            "restore it.",

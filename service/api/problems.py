@@ -117,9 +117,13 @@ STATUS: Mapping[str, int] = {
     "internal-error": 500,
     "ledger-busy": 503, "ledger-unavailable": 503, "service-unavailable": 503,
 }
-"""Statuses by code. A code answers one status wherever it is raised, with one
-exception: ``unknown-ruleset`` is 422 inside a request body but 404 on
-``GET /v1/rulesets/{name}``, where the rule set is the resource."""
+"""Statuses by code. A code answers one status wherever it is raised, with the
+exceptions in :data:`ALSO_STATUS`."""
+
+# codes answered with another status too, where (docs/api.md's table lists them under both)
+ALSO_STATUS: Mapping[str, Mapping[int, str]] = {
+    "unknown-ruleset": {404: "on `GET /v1/rulesets/{name}`, where the rule set is the resource"},
+}
 
 RETRY_AFTER = "2"
 
@@ -313,6 +317,14 @@ LEDGER_DETAILS: Mapping[str, str] = {
     "ledger-unavailable": "The match store (Redis) cannot be reached; nothing was written. "
                           "Retry later with the same Idempotency-Key.",
 }
+# ledger-unavailable for a Redis that answers (the store's LedgerUnavailable.reason)
+UNAVAILABLE_DETAILS: Mapping[str, str] = {
+    "out-of-memory": N_("The match store (Redis) is out of memory and refuses writes; nothing "
+                        "was written. Retry later with the same Idempotency-Key."),
+    "not-replicated": N_("The match store took the write but could not copy it to {replicas} "
+                         "replica(s) in time. Retry with the same Idempotency-Key: the retry "
+                         "answers with that write once it is copied, never writing it twice."),
+}
 
 
 TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
@@ -363,6 +375,9 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(LedgerError)
     def _ledger(exc: LedgerError) -> Response:
+        special = UNAVAILABLE_DETAILS.get(getattr(exc, "reason", ""))
+        if special is not None:
+            return Problem(exc.code, special, params=exc.params).response()
         return error_problem(exc, detail=LEDGER_DETAILS.get(exc.code)).response()
 
     @app.errorhandler(Exception)

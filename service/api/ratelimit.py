@@ -24,7 +24,7 @@ CPU they cost, which is bounded per request (MAX_BODY_BYTES, the engine's
 budgets) and per process (the workers), and the buffering proxy in front.
 ``RATELIMIT_RULINGS`` (e.g. ``5000/second``) counts them too, in the same Redis.
 
-Flask-Limiter's own settings are read from the environment by their usual names:
+Flask-Limiter's own settings, by their usual names (service/settings.py):
 ``RATELIMIT_ENABLED`` (default ``true``; ``false`` turns every limit off, as the
 tests and benchmarks do), ``RATELIMIT_STORAGE_URI``, ``RATELIMIT_STRATEGY``
 (``fixed-window`` by default: one Redis script call per counted request),
@@ -67,19 +67,17 @@ from typing import Any
 from flask import Flask, Response, request
 from flask_limiter import Limit, Limiter, RateLimitExceeded
 
+from .. import settings
 from ..i18n import N_
 from ..ledger.store import CLUSTER_SCHEMES, is_cluster
 from .problems import Problem
 
 log = logging.getLogger(__name__)
 
-TIERS: Mapping[str, tuple[str, str]] = {  # tier -> (variable, default)
-    "create": ("RATELIMIT_CREATE", "30/second;2000/hour"),
-    "expensive": ("RATELIMIT_EXPENSIVE", "40/second"),
-    "append": ("RATELIMIT_APPEND", "200/second"),
-    "match": ("RATELIMIT_MATCH", "100/second"),
-    "rulings": ("RATELIMIT_RULINGS", ""),
-    "default": ("RATELIMIT_DEFAULT", "1000/second"),
+TIERS: Mapping[str, str] = {  # tier -> its setting (service/settings.py)
+    "create": "RATELIMIT_CREATE", "expensive": "RATELIMIT_EXPENSIVE",
+    "append": "RATELIMIT_APPEND", "match": "RATELIMIT_MATCH",
+    "rulings": "RATELIMIT_RULINGS", "default": "RATELIMIT_DEFAULT",
 }
 ENDPOINT_TIERS: Mapping[str, str] = {
     "matches.create": "create", "matches.import_match": "create",
@@ -93,42 +91,20 @@ EXEMPT = frozenset(("health.healthz", "health.readyz", "metrics", "api-docs.open
                     "docs", "docs_init", "docs_assets", "problem_type", "problems_css",
                     "console.page", "console.asset", "static"))
 
-# Flask-Limiter settings read from the environment, with this service's defaults
-_BOOLEANS = {"RATELIMIT_ENABLED": True, "RATELIMIT_SWALLOW_ERRORS": True,
-             "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True, "RATELIMIT_HEADERS_ENABLED": False}
-_STRINGS = {"RATELIMIT_STORAGE_URI": None, "RATELIMIT_STRATEGY": "fixed-window",
-            "RATELIMIT_KEY_PREFIX": "kaluki-rl"}
+# Flask-Limiter's settings (service/settings.py), handed to it through the app config
+_LIMITER_SETTINGS = ("RATELIMIT_ENABLED", "RATELIMIT_SWALLOW_ERRORS",
+                     "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", "RATELIMIT_STORAGE_URI",
+                     "RATELIMIT_STRATEGY", "RATELIMIT_KEY_PREFIX")
 
 
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() not in ("0", "false", "no", "off", "")
-
-
-def settings(config: Any) -> dict[str, Any]:
-    """The limiter's settings: app config, else environment, else this service's default."""
-    out: dict[str, Any] = {}
-    default: bool | str | None
-    for name, default in _BOOLEANS.items():
-        value = config.get(name, os.environ.get(name))
-        out[name] = default if value is None else _flag(value)
-    for name, default in _STRINGS.items():
-        out[name] = config.get(name) or os.environ.get(name) or default
-    for tier, (name, default) in TIERS.items():
-        value = config.get(name, os.environ.get(name))
-        out[tier] = default if value is None else str(value).strip()
-    return out
-
-
-def storage_uri(config: Any) -> str:
+def storage_uri(config: settings.Settings) -> str:
     """Where the counters live: the ledger's Redis unless RATELIMIT_STORAGE_URI says."""
-    url = config.get("LEDGER_REDIS_URL") or os.environ.get("REDIS_URL")
+    url = config.REDIS_URL
     if not url:
-        data_dir = config.get("KALUKI_DATA_DIR") or os.environ.get("KALUKI_DATA_DIR", "./var")
         from ..ledger.embedded import SOCKET_NAME
 
-        return f"redis+unix://{os.path.join(os.path.abspath(data_dir), SOCKET_NAME)}"
+        return ("redis+unix://"
+                f"{os.path.join(os.path.abspath(config.KALUKI_DATA_DIR), SOCKET_NAME)}")
     if url.startswith("unix://"):
         return "redis+" + url
     if url.partition("://")[0].lower() in CLUSTER_SCHEMES:  # limits reads these as they are
@@ -209,19 +185,17 @@ def match_token() -> str:
 
 def install(app: Flask) -> Limiter | None:
     """Attach the limiter (nothing at all when RATELIMIT_ENABLED is false)."""
-    conf = settings(app.config)
-    app.config["RATELIMIT_ENABLED"] = conf["RATELIMIT_ENABLED"]
-    if not conf["RATELIMIT_ENABLED"]:
+    conf = settings.of(app)
+    app.config["RATELIMIT_ENABLED"] = conf.RATELIMIT_ENABLED
+    if not conf.RATELIMIT_ENABLED:
         return None
-    for name in (*_BOOLEANS, *_STRINGS):
-        if name != "RATELIMIT_HEADERS_ENABLED":
-            app.config[name] = conf[name]
-    app.config["RATELIMIT_STORAGE_URI"] = conf["RATELIMIT_STORAGE_URI"] or storage_uri(app.config)
+    for name in _LIMITER_SETTINGS:
+        app.config[name] = getattr(conf, name)
+    app.config["RATELIMIT_STORAGE_URI"] = conf.RATELIMIT_STORAGE_URI or storage_uri(conf)
     app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {"socket_timeout": 0.25,
                                                         "socket_connect_timeout": 0.25})
-    tiers: dict[str, str] = {tier: conf[tier] for tier in TIERS}
-    trusted = (app.config.get("FORWARDED_ALLOW_IPS")
-               or os.environ.get("FORWARDED_ALLOW_IPS", "")).strip()
+    tiers: dict[str, str] = {tier: getattr(conf, name) for tier, name in TIERS.items()}
+    trusted = conf.FORWARDED_ALLOW_IPS
 
     def tier_of() -> str:
         return ENDPOINT_TIERS.get(request.endpoint or "", "default")
@@ -254,7 +228,7 @@ def install(app: Flask) -> Limiter | None:
                          (app.teardown_request_funcs, teardown)):
         hooks = funcs.setdefault(None, [])
         hooks[start:] = [_skipping(h, uncounted) for h in hooks[start:]]
-    headers_enabled = conf["RATELIMIT_HEADERS_ENABLED"]
+    headers_enabled = conf.RATELIMIT_HEADERS_ENABLED
 
     @app.errorhandler(RateLimitExceeded)
     def _rate_limited(exc: RateLimitExceeded) -> Response:

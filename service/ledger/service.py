@@ -370,6 +370,7 @@ class LedgerService:
         if not hmac.compare_digest(stored_fp, fp):
             raise KeyReused("This Idempotency-Key was used for another request body; use a "
                             "fresh key for a new request.")
+        self.store.confirm_replicated(m.id)  # REDIS_WAIT_REPLICAS: acknowledged once copied
         if seq == m.version - 1:  # the usual retry: nothing appended since
             entry = entry_from_data(orjson.loads(self.store.entries(m.id, seq, seq)[0]))
             return Appended(entry, m, replayed=True)

@@ -8,7 +8,8 @@ Where the key comes from, first match wins:
 2. The embedded default (no ``REDIS_URL``): generated once (32 random bytes) and
    kept in ``KALUKI_DATA_DIR/signing.key``, mode 0600, beside the data it signs.
 3. ``REDIS_URL`` without a key: generated once and kept in that Redis under
-   ``kaluki:signing-key`` (``SET NX``, no expiry), so every instance sharing the
+   ``kaluki:signing-key`` (read first; only when absent ``SET NX``, no expiry, so a
+   full Redis that refuses writes still hands out the key it holds), so every instance sharing the
    Redis shares it. It is exactly as durable as the ledgers (the durability check
    of ``/readyz`` covers it), but a Redis replaced by an empty one takes the key
    with it and every export kept by clients stops verifying: ``/readyz`` says
@@ -89,9 +90,19 @@ def key_from_file(data_dir: str) -> bytes:
 
 
 def key_from_redis(client: Any) -> bytes:
-    """Generated once and shared through Redis (``SET NX``: the first instance wins)."""
-    client.set(REDIS_KEY, secrets.token_hex(32), nx=True)
+    """Generated once and shared through Redis: read it; only when it is absent, ``SET NX``
+    (the first instance wins) and read again. A refused write (a full Redis: OOM) is
+    logged and raised; a key already there is returned without writing anything."""
     value = client.get(REDIS_KEY)
     if not value:
+        try:
+            client.set(REDIS_KEY, secrets.token_hex(32), nx=True)
+        except Exception as exc:
+            log.error("the export signing key could not be created in Redis (%s: %s); "
+                      "set LEDGER_SIGNING_KEY", type(exc).__name__, exc)
+            raise
+        value = client.get(REDIS_KEY)
+    if not value:
+        log.error("the export signing key could not be kept in Redis")
         raise RuntimeError("the signing key could not be kept in Redis")
     return value.encode("ascii") if isinstance(value, str) else bytes(value)

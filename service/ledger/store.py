@@ -131,9 +131,23 @@ return {'ok', tostring(version)}
 
 
 class LedgerUnavailable(LedgerError):
-    """Redis cannot be reached (a 503 with Retry-After)."""
+    """Redis cannot be reached (a 503 with Retry-After); ``reason`` says more."""
 
     code = "ledger-unavailable"
+    reason = "unreachable"
+
+
+class OutOfMemory(LedgerUnavailable):
+    """Redis answers but refuses writes for memory (``maxmemory`` reached, ``noeviction``)."""
+
+    reason = "out-of-memory"
+
+
+class NotReplicated(LedgerUnavailable):
+    """The write stands on the master, but fewer than ``REDIS_WAIT_REPLICAS`` replicas
+    acknowledged it in time; a retry with the same Idempotency-Key replays it (and waits)."""
+
+    reason = "not-replicated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +269,7 @@ class LedgerStore:
                         extra={"operation": op, "error": type(exc).__name__})
             if is_oom(exc):
                 self.oom_at = time.monotonic()
+                raise OutOfMemory(f"{type(exc).__name__}: {exc}") from exc
             raise LedgerUnavailable(f"{type(exc).__name__}: {exc}") from exc
         if observer is not None:
             observer.redis_call(op, time.perf_counter() - started, "")
@@ -279,21 +294,57 @@ class LedgerStore:
         """Run a write script; with ``wait_replicas``, on one connection followed by WAIT."""
         if not self.wait_replicas:
             return self._call(op, script, keys=keys, args=args)
+        return self._replicated(op, keys[0], lambda pipe: script(keys=keys, args=args,
+                                                                 client=pipe))
 
+    def _replicated(self, op: str, key: str, write: Callable[[Any], Any]) -> Any:
+        """``write`` (queues commands on a pipeline; the first one's answer is returned) and
+        then ``WAIT wait_replicas wait_timeout_ms`` in one pipeline on one
+        connection (WAIT counts the writes of the connection it runs on). On a Cluster, that
+        is a connection to the master owning ``key``'s slot, so WAIT asks that shard's
+        replicas. Fewer replicas in time: :class:`NotReplicated` (the write stands)."""
         def run() -> Any:
-            pipe = self.client.pipeline(transaction=False)
-            script(keys=keys, args=args, client=pipe)
+            client: Any = self.client
+            if self.cluster:
+                client = client.get_redis_connection(client.get_node_from_key(key))
+            pipe = client.pipeline(transaction=False)
+            write(pipe)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
-            res, acked = pipe.execute()
+            *results, acked = pipe.execute()
             if int(acked) < self.wait_replicas:
-                raise ReplicasBehind(f"{acked} of {self.wait_replicas} replicas acknowledged")
-            return res
+                raise ReplicasBehind(f"{acked} of {self.wait_replicas} replicas acknowledged "
+                                     f"within {self.wait_timeout_ms} ms")
+            return results[0]
 
         try:
             return self._call(op, run)
         except ReplicasBehind as exc:
-            log.warning("ledger write not replicated in time: %s", exc)
-            raise LedgerUnavailable(str(exc)) from exc
+            log.warning("ledger write not replicated in time: %s", exc,
+                        extra={"operation": op})
+            raise NotReplicated(str(exc), replicas=self.wait_replicas) from exc
+        except LedgerUnavailable:
+            if self.cluster:  # a moved slot or a dead master: learn the new map for the retry
+                try:
+                    cast("Any", self.client).nodes_manager.initialize()
+                except Exception as exc:  # noqa: BLE001 - the 503 stands; the next call retries
+                    log.debug("cluster map refresh failed: %s", exc)
+            raise
+
+    def confirm_replicated(self, match_id: str) -> None:
+        """Before a replayed answer: with ``wait_replicas``, the replicas have everything this
+        match's master took so far (a TTL refresh, then WAIT, on one connection), so a replay
+        of a write that was answered 503 ``NotReplicated`` is acknowledged only once the
+        replicas have it. No-op otherwise."""
+        if not self.wait_replicas:
+            return
+        match_keys = keys(match_id)
+
+        def refresh(pipe: Any) -> None:  # as every write does: the three keys and the tombstone
+            for key in match_keys:
+                pipe.pexpire(key, self.ttl_ms)
+            pipe.pexpire(tomb_key(match_id), self.tomb_ms)
+
+        self._replicated("replay-wait", match_keys[0], refresh)
 
     def create(self, match_id: str, meta: dict[str, Any], state: dict[str, Any], token_hash: str,
                entries: Sequence[str] = (), head: str = "0" * 64,

@@ -121,3 +121,24 @@ def test_flush_all_writes_out_every_tally() -> None:
     counts = {s.labels["status"]: s.value for m in batched_reg.collect() for s in m.samples
               if s.name == "h_count"}
     assert counts == {"200": 1.0, "422": 1.0}
+
+
+def content_type_params(header: str) -> tuple[str, dict[str, list[str]]]:
+    """A Content-Type header parsed: its media type and every parameter's values (a
+    parameter given twice has two)."""
+    kind, *rest = [part.strip() for part in header.split(";")]
+    params: dict[str, list[str]] = {}
+    for part in rest:
+        name, _, value = part.partition("=")
+        params.setdefault(name.strip().lower(), []).append(value.strip().strip('"'))
+    return kind.lower(), params
+
+
+def test_the_content_type_names_its_charset_once() -> None:
+    """issue 21 item 15: prometheus_client's type already carries the charset; Flask must
+    not add a second one."""
+    app = create_app({"TESTING_NO_METRICS": False, "RATELIMIT_ENABLED": False})
+    header = app.test_client().get("/metrics").headers["Content-Type"]
+    kind, params = content_type_params(header)
+    assert kind == "text/plain" and params["charset"] == ["utf-8"], header
+    assert params["version"] == ["1.0.0"] or params["version"] == ["0.0.4"], header

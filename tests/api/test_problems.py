@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 
+from service.api import problems
 from service.api.problems import STATUS, TITLES, Problem, engine_problem, error_problem, install
+from service.app import create_app
 from service.engine.cards import parse_card
 from service.engine.errors import EngineError
 from service.engine.match import MatchError
@@ -79,3 +81,61 @@ def test_an_error_says_where_when_the_api_knows() -> None:
     assert Problem("not-found", "x").status == 404
     assert "no-such-code-anywhere" not in STATUS
     assert Problem("no-such-code-anywhere", "x").status == 422  # a code not in the table is 422
+
+
+# -- the documents' status tables (issue 21 item 21) -----------------------------------------
+
+def _status_tables(text: str) -> list[tuple[int, list[str]]]:
+    """Every row of every ``| status | when | codes |`` table: (status, the codes named)."""
+    import re
+
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.replace(" ", "") != "|status|when|codes|":
+            continue
+        for row in lines[i + 2:]:
+            if not row.startswith("|"):
+                break
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            for status in re.findall(r"\d{3}", cells[0]):
+                out.append((int(status), re.findall(r"`([a-z][a-z-]+)`", cells[2])))
+    return out
+
+
+def test_docs_api_status_table_is_the_generated_one():
+    from pathlib import Path
+
+    from service.api import codes_doc
+
+    doc = Path(codes_doc.DOC_PATH).read_text()
+    assert codes_doc.document(doc) == doc, \
+        "docs/api.md is stale: run python -m service.api.codes_doc --write"
+    listed = {code for _, codes in _status_tables(doc) for code in codes}
+    assert listed == set(problems.TITLES)
+
+
+def test_every_status_table_in_the_docs_agrees_with_the_code():
+    """README.md and docs/*.md: a code listed under a status answers that status."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    checked = 0
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for status, codes in _status_tables(path.read_text()):
+            for code in codes:
+                assert code in problems.TITLES, f"{path.name}: {code} is no code"
+                assert status in (problems.status_of(code),
+                                  *problems.ALSO_STATUS.get(code, {})), \
+                    f"{path.name}: {code} is not {status}"
+                checked += 1
+    assert checked > 60
+
+
+def test_unknown_ruleset_is_404_as_the_resource_and_422_in_a_body():
+    c = create_app({"TESTING_NO_METRICS": True}).test_client()
+    r = c.get("/v1/rulesets/no-such-rules")
+    assert r.status_code == 404 and r.get_json()["code"] == "unknown-ruleset"
+    r = c.post("/v1/melds/validate", json={"ruleset": "no-such-rules", "cards": ["9c"]})
+    assert r.status_code == 422 and r.get_json()["code"] == "unknown-ruleset"
+    assert 404 in problems.ALSO_STATUS["unknown-ruleset"]

@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from service import settings
 from service.api import ratelimit
 from service.app import create_app
 from service.ledger.embedded import ensure_server
@@ -146,9 +147,10 @@ def test_the_client_address_comes_from_x_forwarded_for_only_through_a_trusted_pr
 
 
 def test_storage_uri_follows_the_ledger(tmp_path):
-    assert ratelimit.storage_uri({"LEDGER_REDIS_URL": "unix:///x/redis.sock"}) == \
-        "redis+unix:///x/redis.sock"
-    assert ratelimit.storage_uri({"KALUKI_DATA_DIR": str(tmp_path)}) == \
-        f"redis+unix://{tmp_path}/redis.sock"
+    def uri(**given: str) -> str:
+        return ratelimit.storage_uri(settings.load({}, given))
+
+    assert uri(LEDGER_REDIS_URL="unix:///x/redis.sock") == "redis+unix:///x/redis.sock"
+    assert uri(KALUKI_DATA_DIR=str(tmp_path)) == f"redis+unix://{tmp_path}/redis.sock"
     down = f"redis://127.0.0.1:{free_port()}/3"
-    assert ratelimit.storage_uri({"LEDGER_REDIS_URL": down}) == down  # not a cluster
+    assert uri(REDIS_URL=down) == down  # not a cluster

@@ -142,11 +142,40 @@ def test_master_killed_mid_run_every_201_kept_window_503_only(tmp_path):
         cluster.stop()
 
 
+@pytest.mark.slow
+def test_master_killed_mid_run_with_replica_wait_loses_no_201(tmp_path):
+    """issue 21 item 19: the same run with REDIS_WAIT_REPLICAS=1 on masters with two
+    replicas each: a 201 means a replica had the hand, so the promoted one has every 201
+    (and the surviving replica keeps the shard writable after the failover)."""
+    cluster = RedisClusterServers(str(tmp_path), replicas=2, node_timeout_ms=1000)
+    cluster.start()
+    server = Gunicorn(cluster.replica_url(), workers=2, threads=4,
+                      extra_env={"REDIS_SOCKET_TIMEOUT": "1", "REDIS_RETRIES": "2",
+                                 "LEDGER_MAX_HANDS": "1000000", "REDIS_WAIT_REPLICAS": "1",
+                                 "REDIS_WAIT_TIMEOUT_MS": "500"})
+    try:
+        server.wait()
+        _failover_run(cluster, server.base)
+    finally:
+        server.stop()
+        cluster.stop()
+
+
+def _replicas_of(cluster: RedisClusterServers, master: int) -> list[int]:
+    out = []
+    for port in cluster.live_ports():
+        info = cluster.node(port).info("replication")
+        if info.get("role") == "slave" and int(info.get("master_port", 0)) == master:
+            out.append(port)
+    return out
+
+
 def _failover_run(cluster: RedisClusterServers, base: str) -> None:
     r = requests.post(base + "/v1/matches", json=CREATE, timeout=10)
     assert r.status_code == 201, r.text
     mid, token = r.json()["id"], r.json()["token"]
-    master, replica = cluster.master_of(keys(mid)[0])
+    master, _ = cluster.master_of(keys(mid)[0])
+    replicas = _replicas_of(cluster, master)
     acked: dict[str, tuple[int, dict]] = {}
     pending: dict[str, dict] = {}
     statuses: list[int] = []
@@ -189,8 +218,9 @@ def _failover_run(cluster: RedisClusterServers, base: str) -> None:
     before = len(acked)
     cluster.kill(master)
     deadline = time.monotonic() + 20
-    while cluster.node(replica).info("replication").get("role") != "master":
-        assert time.monotonic() < deadline, "the replica was not promoted"
+    while not any(cluster.node(p).info("replication").get("role") == "master"
+                  for p in replicas):
+        assert time.monotonic() < deadline, "no replica was promoted"
         time.sleep(0.05)
     promoted_at = len(statuses)
     time.sleep(1.5)  # writes go on against the promoted replica
@@ -221,3 +251,38 @@ def _failover_run(cluster: RedisClusterServers, base: str) -> None:
         assert entries[seq]["input"] == body["score"]
     print(f"failover: {before} acked before the kill, {statuses.count(503)} answered 503, "
           f"{statuses.count(-1)} lost, {len(pending)} retried, {len(entries)} entries")
+
+
+def test_wait_asks_the_replica_of_the_masters_own_shard(tmp_path):
+    """issue 21 item 19: REDIS_WAIT_REPLICAS on a Cluster runs WAIT on the connection that
+    ran the write, to the master owning the match's slot. With that master's replica killed,
+    its writes are 503 NotReplicated (the write stands on the master), while a match on
+    another shard, whose replica is up, is acknowledged; a replay waits the same way."""
+    from service.ledger.store import NotReplicated
+
+    cluster = RedisClusterServers(str(tmp_path), node_timeout_ms=1000)
+    cluster.start()
+    try:
+        store = LedgerStore(connect(cluster.url), 60, "redis", wait_replicas=1,
+                            wait_timeout_ms=300)
+        mids = [f"wait-{uuid.uuid4().hex[:12]}" for _ in range(40)]
+        owners = {mid: cluster.master_of(keys(mid)[0]) for mid in mids}
+        assert store.create(mids[0], {"m": 1}, {"s": 0}, "t") == ("ok", None)
+        lonely, replica = owners[mids[0]]
+        other = next(mid for mid in mids if owners[mid][0] != lonely)
+        assert store.create(other, {"m": 1}, {"s": 0}, "t") == ("ok", None)
+        cluster.kill(replica)
+        with pytest.raises(NotReplicated):
+            store.append(mids[0], idem_key="k", fingerprint="f", expected_version=0,
+                         expected_head="0" * 64, entry='{"seq":0}', new_head="a" * 64,
+                         state={"s": 1})
+        assert store.entries(mids[0]) == ['{"seq":0}']  # it stands on the master
+        with pytest.raises(NotReplicated):
+            store.confirm_replicated(mids[0])
+        res = store.append(other, idem_key="k", fingerprint="f", expected_version=0,
+                           expected_head="0" * 64, entry='{"seq":0}', new_head="a" * 64,
+                           state={"s": 1})
+        assert res.kind == "ok"
+        store.confirm_replicated(other)
+    finally:
+        cluster.stop()

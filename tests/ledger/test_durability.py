@@ -109,7 +109,9 @@ def test_out_of_memory_is_503_and_fails_readiness(tmp_path):
 
 def test_wait_for_replicas_without_any_is_503_and_the_retry_replays(tmp_path):
     """REDIS_WAIT_REPLICAS=1 on a Redis with no replica: the write stands on the primary, the
-    client hears 503, and its retry with the same key replays instead of appending twice."""
+    client hears 503 (saying the write was taken but not copied), and its retry with the same
+    key replays instead of appending twice: still 503 while no replica has it (a replay
+    waits too), 201 from an instance that does not wait."""
     server = ThrowawayRedis(str(tmp_path))
     server.start()
     try:
@@ -128,8 +130,80 @@ def test_wait_for_replicas_without_any_is_503_and_the_retry_replays(tmp_path):
         headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "once"}
         r = c.post(f"/v1/matches/{mid}/hands", json=body, headers=headers)
         assert r.status_code == 503 and r.headers["Retry-After"]
+        assert "could not copy it to 1 replica(s)" in r.get_json()["detail"]
         r = c.post(f"/v1/matches/{mid}/hands", json=body, headers=headers)
+        assert r.status_code == 503 and r.get_json()["code"] == "ledger-unavailable"
+        r = plain.post(f"/v1/matches/{mid}/hands", json=body, headers=headers)
         assert r.status_code == 201 and r.headers["Idempotent-Replayed"] == "true"
         assert c.get(f"/v1/matches/{mid}").get_json()["version"] == 1
     finally:
         server.stop()
+
+
+def _fill(url: str) -> None:
+    """Full for good: maxmemory set below what the server already uses (noeviction), so
+    every write is refused however the memory in use moves by a few bytes."""
+    filler = redis.Redis.from_url(url)
+    used = int(filler.info("memory")["used_memory"])
+    filler.config_set("maxmemory", str(used // 2))
+    with pytest.raises(redis.ResponseError, match="maxmemory"):  # OOM command not allowed
+        filler.set("filler", b"x")
+
+
+def test_a_full_redis_still_exports_and_says_it_is_out_of_memory(tmp_path):
+    """issue 21 items 17 and 18: with the signing key kept in Redis (no LEDGER_SIGNING_KEY),
+    a worker that has not read the key yet still exports from a full Redis (the key is read
+    before anything is written), and a refused write says the store is out of memory, in
+    English and in Dutch, not that it cannot be reached."""
+    server = ThrowawayRedis(str(tmp_path), "--maxmemory", "2mb",
+                            "--maxmemory-policy", "noeviction")
+    server.start()
+    config = {"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": server.url, "REDIS_RETRIES": 1}
+    try:
+        first = create_app(config).test_client()
+        res = first.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+        mid, token = res.get_json()["id"], res.get_json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        before = first.get(f"/v1/matches/{mid}/export", headers=auth)
+        assert before.status_code == 200  # the key is made and kept in Redis
+        _fill(server.url)
+        fresh = create_app(config).test_client()  # a worker with no key cached
+        after = fresh.get(f"/v1/matches/{mid}/export", headers=auth)
+        assert after.status_code == 200, after.get_json()
+        assert after.get_json()["signature"] == before.get_json()["signature"]
+        body = {"score": {"winner": "kim", "finish": "out", "players": [
+            {"id": "kim", "cards": []}, {"id": "lou", "cards": ["Qs"]}]}}
+        for lang, words in (("en", "out of memory"), ("nl", "geen geheugen")):
+            r = fresh.post(f"/v1/matches/{mid}/hands", json=body, headers={
+                **auth, "Idempotency-Key": uuid.uuid4().hex, "Accept-Language": lang})
+            assert r.status_code == 503 and r.get_json()["code"] == "ledger-unavailable"
+            assert words in r.get_json()["detail"] and "reach" not in r.get_json()["detail"]
+            assert r.headers["Retry-After"]
+    finally:
+        server.stop()
+
+
+def test_the_signing_key_is_read_before_it_is_written(caplog):
+    """signing.key_from_redis: an existing key is returned without a write; a key that cannot
+    be created (a full Redis) is logged, then raised (the export answers 503)."""
+    from service.ledger import signing
+
+    class Full:
+        def __init__(self, value):
+            self.value, self.writes = value, 0
+
+        def get(self, key):
+            return self.value
+
+        def set(self, *args, **kwargs):
+            self.writes += 1
+            raise redis.exceptions.OutOfMemoryError("command not allowed when used memory > "
+                                                    "'maxmemory'")
+
+    holds = Full("k" * 64)
+    assert signing.key_from_redis(holds) == b"k" * 64 and holds.writes == 0
+    empty = Full(None)
+    with pytest.raises(redis.exceptions.OutOfMemoryError):
+        signing.key_from_redis(empty)
+    assert empty.writes == 1
+    assert "signing key could not be created" in caplog.text

@@ -38,6 +38,13 @@ def _wait_for(server: Gunicorn, predicate, timeout: float = 10.0) -> list[str]:
 
 
 @pytest.mark.slow
+def assert_one_charset(header: str) -> None:
+    from tests.api.test_metrics import content_type_params
+
+    kind, params = content_type_params(header)
+    assert kind == "text/plain" and params["charset"] == ["utf-8"], header
+
+
 def test_json_logs_access_log_request_ids_and_metrics():
     dead_redis = f"redis://127.0.0.1:{free_port()}/0"  # the ledger's lines: Redis is away
     server = Gunicorn(dead_redis, workers=2, threads=2,
@@ -85,8 +92,9 @@ def test_json_logs_access_log_request_ids_and_metrics():
 
         # metrics: summed over both workers (each flushes within a second)
         time.sleep(1.5)
-        fams = {f.name: f for f in text_string_to_metric_families(
-            s.get(server.base + "/metrics", timeout=10).text)}
+        scrape = s.get(server.base + "/metrics", timeout=10)
+        assert_one_charset(scrape.headers["Content-Type"])  # the multiprocess path too
+        fams = {f.name: f for f in text_string_to_metric_families(scrape.text)}
         vals = {(x.name, tuple(sorted(x.labels.items()))): x.value
                 for f in fams.values() for x in f.samples}
         assert vals[("kaluki_ruling_violations_total", (("code", "duplicate-suit"),))] == 1

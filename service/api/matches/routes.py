@@ -22,6 +22,7 @@ import orjson
 from flask import Response, current_app, request
 from marshmallow import ValidationError
 
+from ... import settings
 from ...i18n import N_
 from ...ledger import get_service, limits
 from ...ledger.service import Appended, HandEntry, LedgerService, Match, match_not_found
@@ -57,7 +58,7 @@ blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
 def _import_size() -> None:
     """An export outgrows the app's body limit long before a match ends: imports get their own."""
     if request.endpoint == f"{blp.name}.import_match":
-        request.max_content_length = limits(current_app.config).import_bytes
+        request.max_content_length = limits(settings.of(current_app)).import_bytes
 
 
 def _service() -> LedgerService:
