@@ -666,7 +666,9 @@ def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> 
     jokers = len(hand) - sum(counts.values())
     if not _may_hold(counts, threes, fours, rules):
         return None
-    types = sorted(counts, key=lambda t: (t % 13, t))
+    # rank by rank (a three's cards are then together, so the last three's rank is all the
+    # key needs); with fours only, suit by suit (a four's cards together: far fewer states)
+    types = sorted(counts) if not threes else sorted(counts, key=lambda t: (t % 13, t))
     m = len(types)
     unit = [1 << (_W * i) for i in range(m + 1)]
     junit = unit[m]
