@@ -36,10 +36,15 @@ HARD: dict[str, tuple[int, str]] = {
     "3444: 2 suits doubled 3-8 + 5 jokers": (8, "3c 4c 5c 6c 3c 4c 5c 6c 3d 4d 5d 6d JK JK JK JK JK"),
     "3344: 10 jokers + 7 hearts": (7, "JK JK JK JK JK JK JK JK JK JK 2h 3h 4h 5h 6h 7h 8h"),
     "3333: one suit A-K + 4 jokers": (6, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh JK JK JK JK"),
-    "4444, 23 cards (3 calls): A-K hearts + 10 jokers": (
-        9, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh JK JK JK JK JK JK JK JK JK JK"),
-    "4444, 23 cards: A-K and A-6 hearts + 4 jokers": (
-        9, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah 2h 3h 4h 5h 6h JK JK JK JK"),
+    "344: hill-climbed, two suits 8-K + 4 jokers": (3, "8d 9d Td Jd Qd 8s 9s 9s 9s Ts Js Qs Ks JK JK JK JK"),
+    "334: A-9h A-4c + 4 jokers": (2, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Ac 2c 3c 4c JK JK JK JK"),
+    "3344: 2-7 h and c doubled + 8h + 4 jokers": (7, "2h 2c 3h 3c 4h 4c 5h 5c 6h 6c 7h 7c 8h JK JK JK JK"),
+    "4444, 23 cards (3 calls taken): A-5 in four suits + 3 jokers": (
+        9, "Ah 2h 3h 4h 5h Ac 2c 3c 4c 5c Ad 2d 3d 4d 5d As 2s 3s 4s 5s JK JK JK"),
+    "4444, 23 cards: A-4 in four suits + 7 jokers": (
+        9, "Ah 2h 3h 4h Ac 2c 3c 4c Ad 2d 3d 4d As 2s 3s 4s JK JK JK JK JK JK JK"),
+    "4444, 23 cards: A-8 h and c, A-2 d and s + 3 jokers": (
+        9, "Ah 2h 3h 4h 5h 6h 7h 8h Ac 2c 3c 4c 5c 6c 7c 8c Ad 2d As 2s JK JK JK"),
 }
 
 

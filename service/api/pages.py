@@ -133,7 +133,9 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
     "unknown-player": Doc("The record names a player who is not in 'players'."),
     "missing-card": Doc("A record needs a card it does not give (a stock draw without its card "
                         "when there is no stock)."),
-    "hand-too-large": Doc("The hand holds more than hand_size + 1 cards."),
+    "hand-too-large": Doc("The hand holds more than hand_size + 1 cards (in a contract rule "
+                          "set: the round's deal size + 1 + call_max × (1 + "
+                          "call_penalty_cards))."),
     "search-too-large": Doc("The overrides make the search for the best arrangement larger "
                             "than the service will do; ask with smaller decks or hands."),
     "rate-limited": Doc("Too many requests from this client. Wait Retry-After seconds; the "

@@ -333,7 +333,8 @@ def _tries(found: list[_Candidate], unit: list[int], junit: int, m: int) -> list
 # -- the melds a hand can form -------------------------------------------------------------
 
 def _candidates(types: list[int], counts: Counter[int], jokers: int,
-                rules: RuleSet, budget: int, whole: bool = False) -> tuple[list[_Candidate], int]:
+                rules: RuleSet, budget: int, whole: bool = False, sets: bool = True,
+                runs: bool = True) -> tuple[list[_Candidate], int]:
     """Every meld these cards can form, once per physical card multiset (the natural
     cards and how many jokers), in the reading worth the most points (a set before a
     run, then the lower run, on equal points, as :func:`.melds.validate` prefers);
@@ -342,8 +343,8 @@ def _candidates(types: list[int], counts: Counter[int], jokers: int,
     split in two, and a set and a run of the same cards both."""
     found: _Found = {}
     try:
-        spent = _sets(types, counts, jokers, rules, found, budget, whole)
-        for suit in SUITS:
+        spent = _sets(types, counts, jokers, rules, found, budget, whole) if sets else 0
+        for suit in SUITS if runs else ():
             spent += _runs(suit, types, jokers, rules, found, budget - spent, whole)
     except SearchTooLarge:
         raise SearchTooLarge(budget) from None  # the budget of the whole search, not the part left
@@ -636,6 +637,24 @@ def _analyze_contract(cards: Sequence[Card], rules: RuleSet, round: int, opened:
                     can_go_out=out, can_special=out, points=points, opening_points=points)
 
 
+def _may_hold(counts: Counter[int], threes: int, fours: int, rules: RuleSet) -> bool:
+    """A quick necessary test for a lay: enough ranks (suits) with the naturals a three
+    (a four) needs, one per three (four) under ``contract_distinct``; False means none."""
+    by_rank = Counter[int]()
+    by_suit = Counter[int]()
+    for t, n in counts.items():
+        by_rank[t % 13] += n
+        by_suit[t // 13] += n
+    need3, need4 = max(1, rules.set_min_naturals), max(1, rules.run_min_naturals)
+    if rules.contract_distinct:
+        sets = sum(1 for n in by_rank.values() if n >= need3)
+        runs = sum(1 for n in by_suit.values() if n >= need4)
+    else:
+        sets = sum(n // need3 for n in by_rank.values())
+        runs = sum(n // need4 for n in by_suit.values())
+    return sets >= threes and runs >= fours
+
+
 def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> _Lay | None:
     """The lay meeting ``round``'s contract with the least (deadwood, -cards melded,
     -points), and whether some lay melds every card or every card but one discardable
@@ -645,7 +664,11 @@ def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> 
     threes, fours = rules.contract(round)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
-    types = sorted(counts, key=lambda t: (t % 13, t))
+    if not _may_hold(counts, threes, fours, rules):
+        return None
+    # rank by rank (a three's cards are then together, so the last three's rank is all the
+    # key needs); with fours only, suit by suit (a four's cards together: far fewer states)
+    types = sorted(counts) if not threes else sorted(counts, key=lambda t: (t % 13, t))
     m = len(types)
     unit = [1 << (_W * i) for i in range(m + 1)]
     junit = unit[m]
@@ -655,7 +678,8 @@ def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> 
     state0 = sum(counts[t] * unit[i] for i, t in enumerate(types)) + jokers * junit
     kshift = _W * (m + 1)
 
-    found, spent = _candidates(types, counts, jokers, rules, budget, whole=True)
+    found, spent = _candidates(types, counts, jokers, rules, budget, whole=True,
+                               sets=threes > 0, runs=fours > 0)
     tries = _tries(found, unit, junit, m)
     left = budget - spent - len(found)
     dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]

@@ -261,11 +261,11 @@ def brute_lay(hand: Sequence[Card], rules: RuleSet, round: int):
             if kind == "set":
                 if t == threes or (rules.contract_distinct and what in ranks):
                     continue
-                visit(j + 1, left - need, t + 1, f, ranks | {what}, suits, melded + len(key), points + pts)
+                visit(j, left - need, t + 1, f, ranks | {what}, suits, melded + len(key), points + pts)
             else:
                 if f == fours or (rules.contract_distinct and what in suits):
                     continue
-                visit(j + 1, left - need, t, f + 1, ranks, suits | {what}, melded + len(key), points + pts)
+                visit(j, left - need, t, f + 1, ranks, suits | {what}, melded + len(key), points + pts)
 
     visit(0, full, 0, 0, frozenset(), frozenset(), 0, 0)
     return best, whole, one
@@ -301,14 +301,14 @@ def _near_lay(rng: random.Random, round_: int) -> list[Card]:
     return hand
 
 
-@pytest.mark.parametrize("seed", range(80))
+@pytest.mark.parametrize("seed", range(120))
 def test_the_best_lay_is_exact(seed: int) -> None:
     """SPEC §3.1 /hands/analyze with round: melds/deadwood are the lay meeting the contract
     with the lowest deadwood (then most cards melded, then points); can_open = one exists;
     can_go_out = can_special = a lay melds the whole hand or all but one discardable card.
     Checked against a brute force over the oracle's melds (dense hands, few suits)."""
     rng = random.Random(seed)
-    round_ = rng.choice([1, 2, 3])
+    round_ = rng.choice([1, 2, 3, 4])  # 333, 334, 344, 444
     rules = J if seed % 4 else resolve({"base": "kalooki-jamaica", "overrides": {
         "contract_distinct": False, "run_jokers_adjacent": True, "final_discard": "required"}})
     hand = _near_lay(rng, round_)
