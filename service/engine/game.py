@@ -294,6 +294,32 @@ class Game:
             game.apply(op)
         return game
 
+    def copy(self) -> Game:
+        """An independent game in the same state (its operations log copied too): what
+        :mod:`.options` tries a play on without changing this one. Every list, set, dict
+        and card multiset the game holds is copied (their items are immutable)."""
+        def dup(v: object) -> object:
+            if isinstance(v, _Cards):
+                c = _Cards()
+                c.n, c.size = list(v.n), v.size
+                return c
+            if isinstance(v, dict):
+                return {k: dup(x) for k, x in v.items()}
+            if isinstance(v, (list, set)):
+                return type(v)(v)
+            return v
+
+        other = object.__new__(Game)
+        other.__dict__.update({k: dup(v) for k, v in self.__dict__.items()})
+        other._hand = other._hands[self._actor]
+        return other
+
+    def legal_actions(self) -> list[object]:
+        """Every legal next play at this point of the turn (SPEC §5 "Legal next plays"):
+        :func:`.options.legal_actions`."""
+        from .options import legal_actions
+        return list(legal_actions(self))
+
     def apply(self, op: Operation) -> Operation:
         """Do an operation again (by its player, who must be the one to move)."""
         v = self.verify_actor(op.player)
