@@ -4,6 +4,7 @@ shapes of melds and violations (their rendering is :mod:`.render`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
@@ -95,6 +96,30 @@ def table_meld_at(texts: Sequence[Any], rules: RuleSet, field: str) -> m.Meld:
 
 
 TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
+
+class TableMeldField(FastField):
+    """A table meld: its cards, or ``{"cards": [...], "closed": true}`` when its history
+    closed it (SPEC §5 "Legal next plays"; ``closed`` false is the cards alone)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) is list and len(value) <= MAX_CARDS and all(type(x) is str for x in value):
+            return value
+        if type(value) is dict and "cards" in value and set(value) <= {"cards", "closed"}:
+            cards, closed = value["cards"], value.get("closed", False)
+            if (type(cards) is list and len(cards) <= MAX_CARDS
+                    and all(type(x) is str for x in cards) and type(closed) is bool):
+                return {"cards": list(cards), "closed": closed}
+        raise ValidationError("a table meld is a list of cards, or {\"cards\": [cards], "
+                              "\"closed\": true|false}")
+
+
+def table_entry_at(value: Any, rules: RuleSet, field: str) -> m.Meld:
+    """A table meld as :class:`TableMeldField` reads it: closed by its history when it says
+    so (a closed meld frees no joker, whatever its cards)."""
+    if isinstance(value, dict):
+        meld = table_meld_at(value["cards"], rules, f"{field}.cards")
+        return replace(meld, locked=True) if value["closed"] else meld
+    return table_meld_at(value, rules, field)
 
 
 # -- response schemas (documentation) --------------------------------------------------

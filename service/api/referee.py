@@ -13,28 +13,31 @@ import orjson
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
+from ..engine import options as opt
 from ..engine import record as rec
 from ..engine import referee as ref
 from ..engine.cards import CardError
 from ..engine.errors import EngineError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.rules import RuleSetError
+from ..engine.solver import WORK_BUDGET, HandTooLarge
 from ..i18n import N_
 from .common import (
     MeldSchema,
     StrictSchema,
     ViolationSchema,
+    TableMeldField,
     card_list,
     cards_at,
     rules_of,
     ruleset_field,
-    table_meld_at,
+    table_entry_at,
 )
 from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
-from .problems import MALFORMED_JSON, Problem, engine_problem
-from .render import render_adjudication, render_state, render_turn_check
+from .problems import MALFORMED_JSON, Problem, engine_problem, error_problem
+from .render import render_adjudication, render_state, render_turn_check, render_turn_options
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
@@ -142,10 +145,12 @@ STEPS_PARAMETER = {
 
 class TurnCheckSchema(StrictSchema):
     ruleset = ruleset_field()
-    table = fields.List(card_list(ref="MeldCard"), load_default=list, validate=validate.Length(max=MAX_TABLE),
+    table = fields.List(TableMeldField(metadata={"x-ref": "TableMeld"}), load_default=list,
+                        validate=validate.Length(max=MAX_TABLE),
                         metadata={"description": "the melds on the table, numbered from 0 "
                                                  f"(at most {MAX_TABLE}: every card of the "
-                                                 "largest deck in melds of two)"})
+                                                 "largest deck in melds of two); a meld its "
+                                                 "history closed is {\"cards\", \"closed\": true}"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
     opened = Bool(load_default=False)
     laid_before = Bool(load_default=False, metadata={"description": (
@@ -265,10 +270,76 @@ def check_turn(args: dict[str, Any]) -> Response:
     """Rule on one turn, statelessly: table, the player's hand before the draw, whether
     they have opened and the discard pile's top card."""
     rules = rules_of(args["ruleset"])
-    table = [table_meld_at(cards, rules, f"table.{i}") for i, cards in enumerate(args["table"])]
+    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
     checked = _engine(lambda: ref.check_turn(rules, table, hand, args["opened"], top, turn,
                                                       args["laid_before"]))
     return json_response(render_turn_check(checked, rules))
+
+
+# -- legal next plays (SPEC §5 "Legal next plays: POST /v1/turns/options") -------------------
+
+class TurnOptionsSchema(TurnCheckSchema):
+    turn = fields.Dict(load_default=dict, metadata={**_TURN, "description": (
+        "the turn so far: it may be unfinished (no draw yet, some plays, no discard); "
+        "{} or left out: the turn has not started"), "example": {
+        "draw": {"from": "stock", "card": "Qs"}, "plays": [{"meld": ["Ks", "Kh", "Kd"]}]}})
+
+
+class HintSchema(Schema):
+    melds = fields.List(fields.Nested(MeldSchema), required=True)
+    deadwood = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    deadwood_value = Int(required=True)
+    can_go_out = Bool(required=True, metadata={
+        "description": "the player can still go out this turn with the cards held (as "
+                       "/hands/analyze: builds on table melds are not counted; before the "
+                       "draw: every card held melds, and the card drawn is discarded)"})
+
+
+class TurnOptionsResponse(Schema):
+    legal = Bool(required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
+    phase = fields.String(required=True, metadata={"enum": ["draw", "play", "ended"]})
+    options = fields.List(fields.Dict(metadata={"x-ref": "Option"}), required=True, metadata={
+        "description": "every legal next play, each in the hand record's own shape "
+                       "(empty when the turn is not legal or has ended)"})
+    can_end = Bool(required=True, metadata={
+        "description": "the turn could end now without another play (a discard is listed, "
+                       "or the turn has ended); false in the draw phase"})
+    hint = fields.Nested(HintSchema, allow_none=True, required=True, metadata={
+        "description": "the best arrangement of the cards held now (null when the turn "
+                       "is not legal)"})
+
+
+@blp.route("/turns/options", methods=["POST"])
+@blp.arguments(TurnOptionsSchema())
+@blp.response(200, TurnOptionsResponse)
+@hot
+def turn_options(args: dict[str, Any]) -> Response:
+    """Every legal next play of an unfinished turn (draws, melds, one-card builds, releases,
+    discards), ruled by the engine that rules /turns/check, and a hint: the best
+    arrangement of the cards held now."""
+    rules = rules_of(args["ruleset"])
+    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
+    hand = cards_at(args["hand"], "hand")
+    if len(hand) > rules.hand_size + 1:
+        exc = HandTooLarge(rules, len(hand), "hand")
+        raise error_problem(exc, errors={"hand": [f"at most {exc.limit} cards"]})
+    top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
+    turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
+    player = turn.player or "player"
+    turn = rec.Turn(player, turn.draw, turn.plays, turn.discard, turn.restock)
+    game = _engine(lambda: ref.turn_game(rules, table, hand, args["opened"], top, player,
+                                         args["laid_before"]))
+    violation = _engine(lambda: ref.play_turn_so_far(game, turn))
+    phase = opt.turn_phase(game, 0)
+    if violation is not None:
+        return json_response(render_turn_options(False, violation, phase, [], False, None, rules))
+    ended = phase == "ended"
+    work = opt.Work(WORK_BUDGET)  # the listing and the hint share the solver's budget
+    options = [] if ended else opt.legal_actions(game, work)
+    return json_response(render_turn_options(
+        True, None, phase, options, opt.can_end(game, options, ended),
+        opt.hint(game, ended, work), rules))

@@ -15,6 +15,7 @@ from flask import current_app
 
 from ..engine import melds as m
 from ..engine.cards import RANKS, Card
+from ..engine.options import Hint, Option, option_to_data
 from ..engine.referee import Adjudication, HandState, TurnCheck
 from ..engine.rules import RuleSet
 from ..engine.scoring import HandScore
@@ -147,3 +148,18 @@ def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
             "table": [render_meld(x, rules) for x in checked.table],
             "hand": [str(c) for c in checked.hand], "opened": checked.opened,
             "finished": checked.finished, "finish": checked.finish}
+
+
+def render_turn_options(legal: bool, violation: Violation | None, phase: str,
+                        options: Sequence[Option], can_end: bool, hint: Hint | None,
+                        rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/turns/options``: every option in the hand record's own shape."""
+    rendered_hint = None
+    if hint is not None:
+        a = hint.analysis
+        rendered_hint = {"melds": [render_meld(x, rules) for x in a.melds],
+                         "deadwood": [str(c) for c in a.deadwood],
+                         "deadwood_value": a.deadwood_value, "can_go_out": hint.can_go_out}
+    return {"legal": legal, "violations": render_violations([violation] if violation else []),
+            "phase": phase, "options": [option_to_data(o) for o in options],
+            "can_end": can_end, "hint": rendered_hint}

@@ -59,7 +59,8 @@ from .record import DISCARD, STOCK, BuildPlay, MeldPlay, ReleasePlay, play_to_da
 from .rules import AceMode, ReleaseSetMode, RuleSet
 from .solver import WORK_BUDGET, Analysis, SearchTooLarge, analyze
 
-__all__ = ["DiscardOption", "DrawOption", "Hint", "Option", "TurnPhase", "apply_option",
+__all__ = ["BUILD_COST", "CANDIDATE_COST", "KINDS", "RULING_COST", "DiscardOption", "DrawOption",
+           "Hint", "Option", "TurnPhase", "Work", "apply_option",
            "build_options", "can_end", "discard_options", "draw_options", "hint", "legal_actions",
            "meld_options", "option_to_data", "release_options", "turn_phase"]
 
@@ -148,7 +149,7 @@ def _goes_out_legally(game: Game, option: Option) -> bool:
 
 # -- the kinds -----------------------------------------------------------------------------------
 
-def draw_options(game: Game) -> list[Option]:
+def draw_options(game: Game, work: Work | None = None) -> list[Option]:
     """The draws the player may make (phase ``draw``)."""
     if game.phase is not _DRAW:
         return []
@@ -171,8 +172,16 @@ def draw_options(game: Game) -> list[Option]:
     return out
 
 
-class _Work:
-    """Search work counted against the budget (one unit per candidate considered)."""
+CANDIDATE_COST = 8
+"""Work units of one candidate generated (the solver's units: about the same time)."""
+RULING_COST = 100
+"""Work units of one candidate put to the game's verify method (measured against the
+solver's units: a meld ruling costs about a hundred of them)."""
+
+
+class Work:
+    """Search work counted against a budget, in the solver's units
+    (:data:`.solver.WORK_BUDGET`): the listing and the hint of one request share one."""
 
     __slots__ = ("budget", "left")
 
@@ -204,7 +213,7 @@ def _value_line(rules: RuleSet) -> tuple[int, int, int]:
 
 
 def _set_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
-                    work: _Work) -> Iterator[tuple[MeldCard, ...]]:
+                    work: Work) -> Iterator[tuple[MeldCard, ...]]:
     by_rank: dict[int, list[Card]] = {}
     for c in sorted(hand):
         by_rank.setdefault(c.rank, []).append(c)
@@ -217,19 +226,19 @@ def _set_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
                 choices.extend(combinations(cards, n))
         else:
             for mult in product(*(range(hand[c] + 1) for c in cards)):
-                work.spend()
+                work.spend(CANDIDATE_COST)
                 chosen = tuple(c for c, k in zip(cards, mult, strict=True) for _ in range(k))
                 if least <= len(chosen) <= most:
                     choices.append(chosen)
         for chosen in choices:
             n = len(chosen)
             for k in range(max(0, rules.set_min - n), min(jokers, most - n) + 1):
-                work.spend()
-                yield tuple(MeldCard(c) for c in chosen) + (MeldCard(JOKER, rank, None),) * k
+                work.spend(CANDIDATE_COST)
+                yield tuple(_NATURAL[c] for c in chosen) + (_SET_JOKER[rank],) * k
 
 
 def _run_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
-                    work: _Work) -> Iterator[tuple[MeldCard, ...]]:
+                    work: Work) -> Iterator[tuple[MeldCard, ...]]:
     lo, hi, top_start = _value_line(rules)
     least = max(1, rules.run_min_naturals)
     longest = min(rules.effective_run_max, 13)
@@ -250,38 +259,42 @@ def _run_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
                 if length - holes < least:
                     continue
                 places = [i for i, h in enumerate(at) if h]
+                base = [_AT[rank_of_value(v), suit] if at[i]
+                        else _RUN_JOKER[rank_of_value(v), suit] for i, v in enumerate(values)]
                 for e in range(0, min(jokers - holes, len(places) - least) + 1):
                     for swapped in combinations(places, e):
-                        work.spend()
-                        yield tuple(
-                            MeldCard(Card(rank_of_value(v), suit)) if at[i] and i not in swapped
-                            else MeldCard(JOKER, rank_of_value(v), suit)
-                            for i, v in enumerate(values))
+                        work.spend(CANDIDATE_COST)
+                        tokens = list(base)
+                        for i in swapped:
+                            tokens[i] = _RUN_JOKER[rank_of_value(values[i]), suit]
+                        yield tuple(tokens)
 
 
-def _key(tokens: Sequence[MeldCard]) -> tuple[tuple[int, int, str], ...]:
-    return tuple(sorted((t.card.index, t.as_rank or 0, t.as_suit or "") for t in tokens))
+_NATURAL = {c: MeldCard(c) for c in (Card(r, s) for r in range(1, 14) for s in SUITS)}
+_AT = {(c.rank, c.suit): t for c, t in _NATURAL.items()}
+_RUN_JOKER = {(r, s): MeldCard(JOKER, r, s) for r in range(1, 14) for s in SUITS}
+_SET_JOKER = {r: MeldCard(JOKER, r, None) for r in range(1, 14)}
 
 
-def meld_options(game: Game, budget: int = WORK_BUDGET) -> list[Option]:
+def meld_options(game: Game, work: Work | None = None) -> list[Option]:
     """Every legal new meld of the hand's cards (phase ``play``), once per multiset of
-    cards and joker declarations; :class:`.solver.SearchTooLarge` past ``budget``."""
+    cards and joker declarations; :class:`.solver.SearchTooLarge` past the budget."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
     hand, jokers = _hand_counts(game)
     rules = game.rules
-    work = _Work(budget)
+    work = work if work is not None else Work(WORK_BUDGET)
     size = game.cards_left
-    seen: set[tuple[tuple[int, int, str], ...]] = set()
+    seen: set[tuple[int, ...]] = set()
     out: list[Option] = []
     for gen in (_run_candidates(hand, jokers, rules, work),
                 _set_candidates(hand, jokers, rules, work)):
         for tokens in gen:
-            key = _key(tokens)
+            key = tuple(sorted(map(id, tokens)))  # tokens are the cached ones above
             if key in seen:
                 continue
             seen.add(key)
-            work.spend(4)  # a ruling costs more than a candidate
+            work.spend(RULING_COST)
             if game.verify_meld(tokens) is not None:
                 continue
             option = MeldPlay(tokens)
@@ -298,29 +311,39 @@ def _meld_order(o: Option) -> tuple[Any, ...]:
     return (min(naturals) if naturals else 0, len(o.cards), [str(t) for t in o.cards])
 
 
-def build_options(game: Game) -> list[Option]:
-    """Every one-card build on a table meld (phase ``play``)."""
+BUILD_COST = 30
+"""Work units of one build or release put to the game's verify method."""
+
+
+def build_options(game: Game, work: Work | None = None) -> list[Option]:
+    """Every one-card build on a table meld (phase ``play``). Only the cards that could fit
+    are put to the game: a set's rank, the card beyond either end of a run, a joker."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
+    work = work if work is not None else Work(WORK_BUDGET)
     hand, jokers = _hand_counts(game)
-    cards = sorted(hand) + ([JOKER] if jokers else [])
     size = game.cards_left
     out: list[Option] = []
+    joker = [JOKER] if jokers else []
     for idx, meld in enumerate(game.table):
         if isinstance(meld, m.SetMeld):
-            fits = [c for c in cards if c.is_joker or c.rank == meld.rank]
+            fits = [c for c in sorted(hand) if c.rank == meld.rank] + joker
         else:
-            fits = [c for c in cards if c.is_joker or c.suit == meld.suit]
+            beyond = {Card(rank_of_value(meld.start - 1), meld.suit),
+                      Card(rank_of_value(meld.end + 1), meld.suit)}
+            fits = [c for c in sorted(beyond) if hand[c] > 0] + joker
         for c in fits:
             token = MeldCard(c)
             if isinstance(meld, m.SetMeld):
                 tries: list[tuple[m.Placed, ...]] = [(m.Placed(token),)]
             else:  # written with its end only when it fits both ends
+                work.spend(2 * BUILD_COST)
                 ends = [e for e in ("low", "high")
                         if game.verify_build(idx, (m.Placed(token, e),)) is None]
                 tries = ([(m.Placed(token, e),) for e in ends] if len(ends) == 2
                          else [(m.Placed(token),)] if ends else [])
             for placed in tries:
+                work.spend(BUILD_COST)
                 if game.verify_build(idx, placed) is not None:
                     continue
                 option = BuildPlay(idx, placed)
@@ -330,11 +353,12 @@ def build_options(game: Game) -> list[Option]:
     return out
 
 
-def release_options(game: Game) -> list[Option]:
+def release_options(game: Game, work: Work | None = None) -> list[Option]:
     """Per table meld and number of jokers freed, every release with the fewest naturals
     (phase ``play``)."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
+    work = work if work is not None else Work(WORK_BUDGET)
     hand, _ = _hand_counts(game)
     rules = game.rules
     out: list[Option] = []
@@ -361,6 +385,7 @@ def release_options(game: Game) -> list[Option]:
                 if laid in seen:
                     continue
                 seen.add(laid)
+                work.spend(BUILD_COST)
                 ruling = m.release(meld, laid, rules, True)
                 if not ruling.legal or best.get(ruling.released, n) < n:
                     continue
@@ -371,7 +396,7 @@ def release_options(game: Game) -> list[Option]:
     return out
 
 
-def discard_options(game: Game) -> list[Option]:
+def discard_options(game: Game, work: Work | None = None) -> list[Option]:
     """Every discard that ends the turn legally (phase ``play``)."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
@@ -392,15 +417,17 @@ KINDS = (draw_options, meld_options, build_options, release_options, discard_opt
 """The option kinds in the order they are listed (a new kind is one more function)."""
 
 
-def legal_actions(game: Game, budget: int = WORK_BUDGET) -> list[Option]:
-    """Every legal next play of the player to move (SPEC §5); [] once the hand is over."""
+def legal_actions(game: Game, work: Work | None = None) -> list[Option]:
+    """Every legal next play of the player to move (SPEC §5); [] once the hand is over.
+    Raises :class:`.solver.SearchTooLarge` past ``work``'s budget (default: the solver's)."""
     if game.phase is _OVER:
         return []
     if game.phase is _DRAW:
         return draw_options(game)
+    work = work if work is not None else Work(WORK_BUDGET)
     out: list[Option] = []
     for kind in KINDS[1:]:
-        out.extend(meld_options(game, budget) if kind is meld_options else kind(game))
+        out.extend(kind(game, work))
     return out
 
 
@@ -425,7 +452,7 @@ class Hint:
     can_go_out: bool
 
 
-def hint(game: Game, ended: bool, budget: int = WORK_BUDGET) -> Hint:
+def hint(game: Game, ended: bool, work: Work | None = None) -> Hint:
     """The hint of ``/turns/options``. Builds on table melds are not counted (as
     ``/hands/analyze``, the analysis sees the hand alone). Before the draw, going out
     this turn means melding every card held now and discarding the card drawn; melds
@@ -443,7 +470,11 @@ def hint(game: Game, ended: bool, budget: int = WORK_BUDGET) -> Hint:
             opened = True
         else:
             rules = replace(rules, opening_min_points=rules.opening_min_points - laid)
-    a = analyze(cards, rules, opened, budget)
+    work = work if work is not None else Work(WORK_BUDGET)
+    try:
+        a = analyze(cards, rules, opened, max(0, work.left))
+    except SearchTooLarge:
+        raise SearchTooLarge(work.budget) from None
     if ended:
         return Hint(a, game.winner == player)
     if game.phase is _DRAW:
