@@ -25,8 +25,8 @@ from ..i18n import N_
 from .common import (
     MeldSchema,
     StrictSchema,
-    ViolationSchema,
     TableMeldField,
+    ViolationSchema,
     card_list,
     cards_at,
     rules_of,
