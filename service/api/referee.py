@@ -37,7 +37,13 @@ from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
 from .problems import MALFORMED_JSON, Problem, engine_problem, error_problem
-from .render import render_adjudication, render_state, render_turn_check, render_turn_options
+from .render import (
+    render_adjudication,
+    render_played,
+    render_state,
+    render_turn_check,
+    render_turn_options,
+)
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
@@ -99,7 +105,10 @@ class ResultSchema(Schema):
 
 class HandCards(Schema):
     id = fields.String(required=True)
-    cards = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    cards = fields.List(fields.String(metadata={"x-ref": "Card"}), metadata={
+        "description": "left out where the view hides them (?view= another player, "
+                       "?spectator=true)"})
+    count = Int(required=True, metadata={"description": "how many cards the player holds"})
 
 
 class StateSchema(Schema):
@@ -135,6 +144,15 @@ class AdjudicationSchema(Schema):
     steps = fields.List(fields.Nested(StepSchema), metadata={
         "description": "only with ?steps=true: the deal, then one step per turn replayed"})
 
+
+VIEW_PARAMETERS = [
+    {"name": "view", "in": "query", "required": False, "schema": {"type": "string"},
+     "description": "answer as this player sees the hand: their cards, and for everyone "
+                    "else only how many cards they hold (in `state` and every step); another "
+                    "player's stock draw shows no card. Not with `spectator`."},
+    {"name": "spectator", "in": "query", "required": False,
+     "schema": {"type": "boolean", "default": False},
+     "description": "answer as a spectator sees the hand: no hand's cards, counts only"}]
 
 STEPS_PARAMETER = {
     "name": "steps", "in": "query", "required": False,
@@ -223,19 +241,50 @@ def _with_line(fn: Callable[[], T], lines: dict[str, int] | None) -> T:
         raise problem from None
 
 
+def _flag(name: str) -> bool:
+    value = request.args.get(name, "false")
+    if value not in ("true", "false"):
+        raise Problem("validation-error", N_("The request does not match the schema; see 'errors'."),
+                      errors={f"query.{name}": ["Not a valid boolean: write true or false."]})
+    return value == "true"
+
+
 def _steps_asked() -> bool:
     """``?steps=true`` (read by hand: a query schema cost every adjudication ~80 µs)."""
     if not request.environ.get("QUERY_STRING"):
         return False
-    value = request.args.get("steps", "false")
-    if value not in ("true", "false"):
+    return _flag("steps")
+
+
+def _view_asked() -> tuple[str | None, bool]:
+    """``?view=P`` and ``?spectator=true`` (SPEC §5 "Views"): not both."""
+    if not request.environ.get("QUERY_STRING"):
+        return None, False
+    view = request.args.get("view")
+    spectator = _flag("spectator")
+    if view is not None and spectator:
         raise Problem("validation-error", N_("The request does not match the schema; see 'errors'."),
-                      errors={"query.steps": ["Not a valid boolean: write true or false."]})
-    return value == "true"
+                      errors={"query": ["view and spectator exclude each other: give one"]})
+    return view, spectator
+
+
+def _shown(record: rec.HandRecord, view: str | None, spectator: bool) -> frozenset[str] | None:
+    """Whose cards the answer shows: everyone's (None), the viewer's, or nobody's."""
+    if spectator:
+        return frozenset()
+    if view is None:
+        return None
+    if view not in record.players:
+        raise Problem("unknown-player", UNKNOWN_VIEW, params={"player": view},
+                      errors={"query.view": [f"{view!r} is not a player of this hand"]})
+    return frozenset((view,))
+
+
+UNKNOWN_VIEW = N_("{player} is not a player of this hand: a view is one of its players")
 
 
 @blp.route("/hands/adjudicate", methods=["POST"])
-@blp.doc(parameters=[STEPS_PARAMETER], requestBody={"required": True, "content": {
+@blp.doc(parameters=[STEPS_PARAMETER, *VIEW_PARAMETERS], requestBody={"required": True, "content": {
     "application/json": {"schema": HAND_RECORD_DOC},
     MEDIA_TYPE: {"schema": {"type": "string", "description": "the hand in text notation "
                                                              "(docs/notation.md)"}}}})
@@ -246,18 +295,21 @@ def adjudicate() -> Response:
     a problem about a notation record names its `line`. `?steps=true` adds the state after
     the deal and after each turn."""
     steps = _steps_asked()
+    view, spectator = _view_asked()
     lines: dict[str, int] | None = {} if request.mimetype == MEDIA_TYPE else None
     data = _with_line(lambda: _read_record_body(lines), lines)
     record = _with_line(lambda: _engine(lambda: rec.parse_record(data)), lines)
+    shown = _shown(record, view, spectator)
     if not steps:
         return json_response(render_adjudication(_engine(lambda: ref.adjudicate(record)),
-                                         record.rules))
+                                                 record.rules, shown))
     states: list[ref.HandState] = []
     body = _with_line(lambda: _engine(lambda: render_adjudication(
-        ref.adjudicate(record, states), record.rules)), lines)
+        ref.adjudicate(record, states), record.rules, shown)), lines)
     played = rec.record_to_data(record)["turns"]
-    body["steps"] = [{"turn": k - 1 if k else None, "played": played[k - 1] if k else None,
-                      "state": render_state(state, record.rules)}
+    body["steps"] = [{"turn": k - 1 if k else None,
+                      "played": render_played(played[k - 1], shown) if k else None,
+                      "state": render_state(state, record.rules, shown)}
                      for k, state in enumerate(states)]
     return json_response(body)
 

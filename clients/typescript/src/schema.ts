@@ -618,7 +618,10 @@ export interface components {
             [key: string]: unknown;
         };
         HandCards: {
-            cards: components["schemas"]["Card"][];
+            /** @description left out where the view hides them (?view= another player, ?spectator=true) */
+            cards?: components["schemas"]["Card"][];
+            /** @description how many cards the player holds */
+            count: number;
             id: string;
         };
         /** @description A whole hand: rule set, players, deal and turns (SPEC §5). */
@@ -1509,6 +1512,10 @@ export interface operations {
             query?: {
                 /** @description also answer `steps`: the state after the deal and after each turn (for viewers that step through the hand) */
                 steps?: boolean;
+                /** @description answer as this player sees the hand: their cards, and for everyone else only how many cards they hold (in `state` and every step); another player's stock draw shows no card. Not with `spectator`. */
+                view?: string;
+                /** @description answer as a spectator sees the hand: no hand's cards, counts only */
+                spectator?: boolean;
             };
             header?: never;
             path?: never;
@@ -1645,6 +1652,7 @@ export interface operations {
                      *         "hands": [
                      *           {
                      *             "cards": [],
+                     *             "count": 0,
                      *             "id": "ann"
                      *           },
                      *           {
@@ -1663,6 +1671,7 @@ export interface operations {
                      *               "Qs",
                      *               "Kc"
                      *             ],
+                     *             "count": 13,
                      *             "id": "bob"
                      *           }
                      *         ],
