@@ -183,22 +183,27 @@ class Work:
     """Search work counted against a budget, in the solver's units
     (:data:`.solver.WORK_BUDGET`): the listing and the hint of one request share one."""
 
-    __slots__ = ("budget", "left")
+    __slots__ = ("_hand", "budget", "left")
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.left = budget
+        self._hand: tuple[int, int, Counter[Card], int] | None = None
+
+    def hand(self, game: Game) -> tuple[Counter[Card], int]:
+        """The player to move's naturals (a multiset) and jokers, read once per game state."""
+        at = (id(game), len(game.operations))
+        got = self._hand
+        if got is None or got[:2] != at:
+            hand = Counter(game.hand(game.actor)) if game.actor is not None else Counter[Card]()
+            jokers = hand.pop(JOKER, 0)
+            got = self._hand = (*at, hand, jokers)
+        return got[2], got[3]
 
     def spend(self, n: int = 1) -> None:
         self.left -= n
         if self.left < 0:
             raise SearchTooLarge(self.budget)
-
-
-def _hand_counts(game: Game) -> tuple[Counter[Card], int]:
-    hand = Counter(game.hand(game.actor)) if game.actor is not None else Counter[Card]()
-    jokers = hand.pop(JOKER, 0)
-    return hand, jokers
 
 
 def _value_line(rules: RuleSet) -> tuple[int, int, int]:
@@ -210,6 +215,13 @@ def _value_line(rules: RuleSet) -> tuple[int, int, int]:
     if rules.ace == AceMode.LOW:
         return 1, 13, 13
     return 1, 14, 14
+
+
+_NATURAL = {c: MeldCard(c) for c in (Card(r, s) for r in range(1, 14) for s in SUITS)}
+_AT = {(c.rank, c.suit): t for c, t in _NATURAL.items()}
+_RUN_JOKER = {(r, s): MeldCard(JOKER, r, s) for r in range(1, 14) for s in SUITS}
+_SET_JOKER = {r: MeldCard(JOKER, r, None) for r in range(1, 14)}
+"""Every token a candidate meld is made of, made once (a candidate's key is their ids)."""
 
 
 def _set_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
@@ -247,20 +259,21 @@ def _run_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
         if not held:
             continue
         for a in range(lo, top_start + 1):
-            for length in range(rules.run_min, longest + 1):
-                end = a + length - 1
-                if end > hi:
-                    break
-                values = range(a, end + 1)
-                at = [rank_of_value(v) in held for v in values]
-                holes = length - sum(at)
+            at: list[bool] = []
+            holes = 0
+            for v in range(a, min(hi, a + longest - 1) + 1):
+                h = rank_of_value(v) in held
+                at.append(h)
+                holes += not h
                 if holes > jokers:
+                    break  # a longer window only has more holes
+                length = len(at)
+                if length < rules.run_min or length - holes < least:
                     continue
-                if length - holes < least:
-                    continue
-                places = [i for i, h in enumerate(at) if h]
-                base = [_AT[rank_of_value(v), suit] if at[i]
-                        else _RUN_JOKER[rank_of_value(v), suit] for i, v in enumerate(values)]
+                values = range(a, v + 1)
+                places = [i for i, x in enumerate(at) if x]
+                base = [_AT[rank_of_value(w), suit] if at[i]
+                        else _RUN_JOKER[rank_of_value(w), suit] for i, w in enumerate(values)]
                 for e in range(0, min(jokers - holes, len(places) - least) + 1):
                     for swapped in combinations(places, e):
                         work.spend(CANDIDATE_COST)
@@ -270,20 +283,14 @@ def _run_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
                         yield tuple(tokens)
 
 
-_NATURAL = {c: MeldCard(c) for c in (Card(r, s) for r in range(1, 14) for s in SUITS)}
-_AT = {(c.rank, c.suit): t for c, t in _NATURAL.items()}
-_RUN_JOKER = {(r, s): MeldCard(JOKER, r, s) for r in range(1, 14) for s in SUITS}
-_SET_JOKER = {r: MeldCard(JOKER, r, None) for r in range(1, 14)}
-
-
 def meld_options(game: Game, work: Work | None = None) -> list[Option]:
     """Every legal new meld of the hand's cards (phase ``play``), once per multiset of
     cards and joker declarations; :class:`.solver.SearchTooLarge` past the budget."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
-    hand, jokers = _hand_counts(game)
-    rules = game.rules
     work = work if work is not None else Work(WORK_BUDGET)
+    hand, jokers = work.hand(game)
+    rules = game.rules
     size = game.cards_left
     seen: set[tuple[int, ...]] = set()
     out: list[Option] = []
@@ -321,11 +328,12 @@ def build_options(game: Game, work: Work | None = None) -> list[Option]:
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
     work = work if work is not None else Work(WORK_BUDGET)
-    hand, jokers = _hand_counts(game)
+    hand, jokers = work.hand(game)
     size = game.cards_left
     out: list[Option] = []
     joker = [JOKER] if jokers else []
     for idx, meld in enumerate(game.table):
+        beyond: set[Card] = set()
         if isinstance(meld, m.SetMeld):
             fits = [c for c in sorted(hand) if c.rank == meld.rank] + joker
         else:
@@ -334,18 +342,20 @@ def build_options(game: Game, work: Work | None = None) -> list[Option]:
             fits = [c for c in sorted(beyond) if hand[c] > 0] + joker
         for c in fits:
             token = MeldCard(c)
-            if isinstance(meld, m.SetMeld):
+            if isinstance(meld, m.SetMeld) or (not c.is_joker and len(beyond) == 2):
+                # a set, or a natural that can only go beyond one end: the card alone
                 tries: list[tuple[m.Placed, ...]] = [(m.Placed(token),)]
-            else:  # written with its end only when it fits both ends
+            else:  # a joker, or the card beyond both ends: its end, when it fits both
                 work.spend(2 * BUILD_COST)
                 ends = [e for e in ("low", "high")
                         if game.verify_build(idx, (m.Placed(token, e),)) is None]
                 tries = ([(m.Placed(token, e),) for e in ends] if len(ends) == 2
                          else [(m.Placed(token),)] if ends else [])
             for placed in tries:
-                work.spend(BUILD_COST)
-                if game.verify_build(idx, placed) is not None:
-                    continue
+                if placed[0].end is None or isinstance(meld, m.SetMeld):
+                    work.spend(BUILD_COST)
+                    if game.verify_build(idx, placed) is not None:
+                        continue
                 option = BuildPlay(idx, placed)
                 if size == 1 and not _goes_out_legally(game, option):
                     continue
@@ -359,7 +369,7 @@ def release_options(game: Game, work: Work | None = None) -> list[Option]:
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
     work = work if work is not None else Work(WORK_BUDGET)
-    hand, _ = _hand_counts(game)
+    hand, _ = work.hand(game)
     rules = game.rules
     out: list[Option] = []
     for idx, meld in enumerate(game.table):
@@ -400,7 +410,7 @@ def discard_options(game: Game, work: Work | None = None) -> list[Option]:
     """Every discard that ends the turn legally (phase ``play``)."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
-    hand, jokers = _hand_counts(game)
+    hand, jokers = (work if work is not None else Work(0)).hand(game)
     cards = sorted(hand) + ([JOKER] if jokers else [])
     out: list[Option] = []
     for c in cards:
@@ -463,9 +473,8 @@ def hint(game: Game, ended: bool, work: Work | None = None) -> Hint:
     cards = game.hand(player)
     rules = game.rules
     opened = player in game.opened
-    state = game.state
     if game.phase is _OPENING:
-        laid = state.opening_points
+        laid = game.state.opening_points
         if laid >= rules.opening_min_points:
             opened = True
         else:
