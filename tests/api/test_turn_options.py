@@ -124,3 +124,14 @@ def test_options_agree_with_check_over_http(client, name) -> None:
             else:
                 after = _post(client, {**body, "turn": {**turn, "plays": [*turn["plays"], o]}})
                 assert after["legal"], (o, after["violations"])
+
+
+def test_the_hostile_worst_cases_are_bounded(client) -> None:
+    """bench/hostile.py's issue-23 bodies (17 cards, many jokers, ~100 table melds) are
+    refused as search-too-large, never a long wait or a 5xx (their CPU is in bench/)."""
+    from bench.hostile import options_worst
+
+    for body in (options_worst(), options_worst(2, "A23456789TJQKA"), {**options_worst(),
+                                                                          "turn": {}}):
+        r = client.post("/v1/turns/options", json=body)
+        assert r.status_code == 422 and r.get_json()["code"] == "search-too-large"
