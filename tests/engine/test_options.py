@@ -46,7 +46,7 @@ from service.engine.record import (
     parse_record,
 )
 from service.engine.referee import _play_turn, check_turn, play_turn_so_far, turn_game
-from service.engine.rules import CATALOG, RuleSet
+from service.engine.rules import CATALOG, RuleSet, resolve
 from service.engine.selfplay import Bot
 
 NAMES = sorted(CATALOG)
@@ -75,10 +75,12 @@ class State:
         return play_turn_so_far(self.game(), turn)
 
 
-def state_from_selfplay(name: str, seed: int, cut: float, where: float) -> State | None:
-    rules = CATALOG[name]
+def state_from_selfplay(name: str | dict, seed: int, cut: float, where: float) -> State | None:
+    """A state cut from a self-play hand of ``name`` (a catalog name or a rule-set spec with
+    overrides)."""
+    rules = CATALOG[name] if isinstance(name, str) else resolve(name)
     seats = rules.players_min + seed % (rules.players_max - rules.players_min + 1)
-    bot = Bot(rules, [f"p{i}" for i in range(seats)], seed=seed)
+    bot = Bot(rules, [f"p{i}" for i in range(seats)], seed=seed, ruleset=name)
     record = parse_record(bot.play())
     turns = record.turns
     if not turns:
@@ -237,6 +239,31 @@ def _combos(pool, n, hand):
 def test_listed_plays_are_accepted_and_the_rest_refused(name: str, seed: int, cut: float,
                                                         where: float) -> None:
     s = state_from_selfplay(name, seed, cut, where)
+    if s is None:
+        return
+    check_state(s, random.Random(seed))
+
+
+VARIANTS = [  # the modes the catalog leaves out, with more jokers to release
+    {"base": "kaluki-hunt", "overrides": {"release_set": "one_missing", "jokers": 6}},
+    {"base": "kaluki-hunt", "overrides": {"release_closed_four": True, "jokers": 6,
+                                          "final_discard": "optional"}},
+    {"base": "kaluki-51", "overrides": {"released_joker": "hand", "ace": "around", "jokers": 6}},
+    {"base": "kalooki-40", "overrides": {"final_discard": "optional", "jokers": 6,
+                                         "discard_pickup": "new_meld_same_turn"}},
+    {"base": "kaluki-uk", "overrides": {"build_requires_opening": False, "jokers": 6,
+                                        "release_requires_opening": False}},
+    {"base": "kaluki-hunt", "overrides": {"set_distinct_suits": False, "set_max": 6,
+                                          "jokers": 6}},
+]
+
+
+@pytest.mark.parametrize("spec", VARIANTS, ids=lambda v: ",".join(v["overrides"]))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), cut=st.floats(0, 1, exclude_max=True),
+       where=st.floats(0, 1, exclude_max=True))
+def test_both_ways_under_overrides(spec: dict, seed: int, cut: float, where: float) -> None:
+    s = state_from_selfplay(spec, seed, cut, where)
     if s is None:
         return
     check_state(s, random.Random(seed))
