@@ -73,6 +73,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum, unique
+from typing import TYPE_CHECKING
 
 from . import melds as m
 from .cards import JOKER, Card, MeldCard, card_at, full_deck
@@ -80,6 +81,9 @@ from .errors import EngineError
 from .record import DISCARD, STOCK, RecordError
 from .rules import FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
 from .violations import Violation
+
+if TYPE_CHECKING:
+    from .options import Option
 
 # the modes the turn rules test, looked up once (an enum member lookup costs on Python 3.11)
 _FINAL_DISCARD = FinalDiscardMode.REQUIRED
@@ -314,11 +318,11 @@ class Game:
         other._hand = other._hands[self._actor]
         return other
 
-    def legal_actions(self) -> list[object]:
+    def legal_actions(self) -> list[Option]:
         """Every legal next play at this point of the turn (SPEC §5 "Legal next plays"):
         :func:`.options.legal_actions`."""
         from .options import legal_actions
-        return list(legal_actions(self))
+        return legal_actions(self)
 
     def apply(self, op: Operation) -> Operation:
         """Do an operation again (by its player, who must be the one to move)."""

@@ -39,7 +39,7 @@ even if no legal end remains (SPEC §5).
 [{'draw': {'from': 'stock'}}, {'draw': {'from': 'discard'}}]
 >>> _ = g.draw("stock", Card.parse("8c"))
 >>> [option_to_data(o)["meld"] for o in meld_options(g)][:3]
-[['2d', '3d', '4d'], ['5s', '6s', '7s'], ['8c', '9c', 'Tc']]
+[['8c', '9c', 'Tc'], ['8c', '9c', 'Tc', 'Jc'], ['9c', 'Tc', 'Jc']]
 """
 
 from __future__ import annotations
@@ -313,9 +313,17 @@ def meld_options(game: Game, work: Work | None = None) -> list[Option]:
 
 
 def _meld_order(o: Option) -> tuple[Any, ...]:
+    """Runs by suit and lowest card, then sets by rank; shorter first."""
     assert isinstance(o, MeldPlay)
-    naturals = [t.card.index % 13 for t in o.cards if not t.is_joker]
-    return (min(naturals) if naturals else 0, len(o.cards), [str(t) for t in o.cards])
+    first = o.cards[0]
+    is_run = any(t.as_suit is not None for t in o.cards) or len(
+        {t.card.rank for t in o.cards if not t.is_joker}) > 1
+    if is_run:
+        suit = next(t.as_suit or t.card.suit for t in o.cards if t.as_suit or not t.is_joker)
+        rank = first.as_rank if first.is_joker else first.card.rank
+        return (0, SUITS.index(suit), rank or 0, len(o.cards), [str(t) for t in o.cards])
+    rank = next(t.card.rank for t in o.cards if not t.is_joker)
+    return (1, rank, 0, len(o.cards), [str(t) for t in o.cards])
 
 
 BUILD_COST = 30
