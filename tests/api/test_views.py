@@ -123,3 +123,13 @@ def test_bad_views_are_problems(client, query, code) -> None:
     for notation in (False, True):
         r = _adjudicate(client, data, query, notation)
         assert r.status_code == 422 and r.get_json()["code"] == code, r.get_json()
+
+
+def test_a_view_without_steps(client) -> None:
+    data = _record("kalooki-40", 5, 0.5)
+    full = _adjudicate(client, data, "steps=false").get_json()
+    seen = _adjudicate(client, data, f"view={data['players'][0]}").get_json()
+    hands = seen["state"]["hands"]
+    assert "cards" in hands[0] and all("cards" not in x for x in hands[1:])
+    assert [x["count"] for x in hands] == [len(x["cards"]) for x in full["state"]["hands"]]
+    assert "steps" not in seen
