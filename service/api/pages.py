@@ -119,7 +119,8 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                             "POST /v1/hands/adjudicate\nContent-Type: text/vnd.kaluki.hand\n\n"
                             "ruleset kaluki-hunt\nshuffle"),
     "deal-size": Doc("A player was dealt more or fewer cards than the rule set's hand_size."),
-    "unknown-player": Doc("The record names a player who is not in 'players'."),
+    "unknown-player": Doc("The record (or the view asked for, ?view=) names a player who is "
+                          "not in 'players'."),
     "missing-card": Doc("A record needs a card it does not give (a stock draw without its card "
                         "when there is no stock)."),
     "hand-too-large": Doc("The hand holds more than hand_size + 1 cards."),
