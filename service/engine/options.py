@@ -56,8 +56,9 @@ from .errors import EngineError
 from .game import Game, IllegalPlay, Phase
 from .melds import rank_of_value
 from .record import DISCARD, STOCK, BuildPlay, MeldPlay, ReleasePlay, play_to_data
-from .rules import AceMode, ReleaseSetMode, RuleSet
+from .rules import ReleaseSetMode, RuleSet
 from .solver import WORK_BUDGET, Analysis, SearchTooLarge, analyze
+from .solver import _value_line as value_line  # the run values the solver walks too
 
 __all__ = ["BUILD_COST", "CANDIDATE_COST", "KINDS", "RULING_COST", "DiscardOption", "DrawOption",
            "Hint", "Option", "TurnPhase", "Work", "apply_option",
@@ -206,17 +207,6 @@ class Work:
             raise SearchTooLarge(self.budget)
 
 
-def _value_line(rules: RuleSet) -> tuple[int, int, int]:
-    """(lowest value, highest value, highest start) a run may use under ``rules.ace``."""
-    if rules.ace == AceMode.AROUND:
-        return 1, 13 + rules.effective_run_max - 1, 13
-    if rules.ace == AceMode.HIGH:
-        return 2, 14, 14
-    if rules.ace == AceMode.LOW:
-        return 1, 13, 13
-    return 1, 14, 14
-
-
 _NATURAL = {c: MeldCard(c) for c in (Card(r, s) for r in range(1, 14) for s in SUITS)}
 _AT = {(c.rank, c.suit): t for c, t in _NATURAL.items()}
 _RUN_JOKER = {(r, s): MeldCard(JOKER, r, s) for r in range(1, 14) for s in SUITS}
@@ -251,7 +241,7 @@ def _set_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
 
 def _run_candidates(hand: Counter[Card], jokers: int, rules: RuleSet,
                     work: Work) -> Iterator[tuple[MeldCard, ...]]:
-    lo, hi, top_start = _value_line(rules)
+    lo, hi, top_start = value_line(rules)
     least = max(1, rules.run_min_naturals)
     longest = min(rules.effective_run_max, 13)
     for suit in SUITS:
