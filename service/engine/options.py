@@ -16,7 +16,10 @@ The kinds, one function each (a new kind of play is one more function):
 * :func:`meld_options`: every legal meld of any of the hand's cards, once per multiset
   of cards and joker declarations (a run's jokers declared by card, ``JK=8h``; a set's
   by rank, ``JK=7``). Sets and runs are generated per rank and per suit and run window,
-  never by trying every subset; the work is counted against the solver's budget
+  the way the solver's enumeration walks them (its value line, :mod:`.solver`), never by
+  trying every subset; unlike the solver, which keeps one reading per physical card
+  multiset and leaves out runs that split in two, every reading and declaration is
+  listed. The work is counted against the solver's budget
   (:class:`.solver.SearchTooLarge` past it);
 * :func:`build_options`: every one-card build, per table meld; a card that fits both ends
   of a run is listed once per end, written ``{"card", "end"}`` (a card that fits one end
