@@ -164,6 +164,32 @@ def sized(body: dict[str, Any], key: str, filler: Any, limit: int = MAX_BODY) ->
     return out
 
 
+WIDE = {"hand_size": 16, "jokers": 8, "decks": 4, "run_min": 2, "set_min": 2, "ace": "around"}
+
+
+def options_worst(jokers: int = 8, naturals: str = "A23456789", melds: int = 100,
+                  overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Issue 23's worst case: a 17-card hand (16 and the card drawn) with many jokers on a
+    table of about 100 melds: two-card sets of the other suits and two-card heart runs, as
+    far as 4 decks allow."""
+    hand = (["JK"] * jokers + [r + "h" for r in naturals])[:16]
+    table: list[list[str]] = []
+    for r in RANKS:  # 4 copies of each club, diamond and spade: 6 two-card sets per rank
+        for pair in ((r + "c", r + "d"), (r + "c", r + "s"), (r + "d", r + "s")) * 2:
+            table.append(list(pair))
+    left = {r + "h": 4 - hand.count(r + "h") for r in RANKS}
+    for _ in range(4):
+        for lo, hi in zip(RANKS[0::2], RANKS[1::2], strict=False):
+            if left[lo + "h"] > 0 and left[hi + "h"] > 0:
+                left[lo + "h"] -= 1
+                left[hi + "h"] -= 1
+                table.append([lo + "h", hi + "h"])
+    draw = next(c for c, n in left.items() if n > 0)
+    return {"ruleset": {"base": "kaluki-hunt", "overrides": {**WIDE, **(overrides or {})}},
+            "table": table[:melds], "hand": hand, "opened": True, "discard_top": None,
+            "turn": {"draw": {"from": "stock", "card": draw}}}
+
+
 def fixed_bodies(a: Attacker) -> dict[str, list[tuple[str, Any]]]:
     many_overrides = {"ruleset": {"base": "kaluki-hunt",
                                   "overrides": {f"x{i:05d}": i for i in range(15_000)}},
@@ -202,6 +228,20 @@ def fixed_bodies(a: Attacker) -> dict[str, list[tuple[str, Any]]]:
         "turn-check": [("72 table melds", {**turncheck, "table": table}),
                        ("2,000 table melds", {**turncheck, "table": table * 28}),
                        ("deep JSON", deep())],
+        "turn-options": [
+            ("17 cards, 8 jokers, 100 table melds (issue 23)", options_worst()),
+            ("17 cards, 4 jokers, 100 table melds", options_worst(4, "A23456789TJQ")),
+            ("17 cards, 2 jokers, 100 table melds", options_worst(2, "A23456789TJQKA")),
+            ("17 cards, 8 jokers, 100 melds, any suits", options_worst(overrides={
+                "set_distinct_suits": False, "set_max": 8})),
+            ("catalog kaluki-hunt: 14 cards, both jokers, 28 melds", {
+                "ruleset": "kaluki-hunt", "opened": True, "discard_top": None,
+                "table": [[r + "c", r + "d", r + "s"] for r in RANKS] * 2 + [
+                    ["Th", "Jh", "Qh"], ["Th", "Jh", "Qh"]],
+                "hand": ["JK"] * 2 + [r + "h" for r in "A23456789"] + ["Kh", "Kh"],
+                "turn": {"draw": {"from": "stock", "card": "9h"}}}),
+            ("before the draw, 100 melds", {**options_worst(), "turn": {}}),
+            ("deep JSON", deep())],
         "adjudicate": [("2,000-turn legal record", long_record()),
                        ("2,000 turns, 4 players", long_record(2000, 4)),
                        ("deep JSON", deep())],
@@ -243,6 +283,8 @@ def targets(a: Attacker) -> list[Target]:
         Target("release", "POST", "/v1/jokers/release", [_load("release")]),
         Target("score", "POST", "/v1/hands/score", [_load("score")]),
         Target("turn-check", "POST", "/v1/turns/check", [_load("turncheck")]),
+        Target("turn-options", "POST", "/v1/turns/options", [_load("turnoptions"),
+                                                            options_worst()]),
         Target("adjudicate", "POST", "/v1/hands/adjudicate", [_load("adjudicate"), record]),
         Target("adjudicate (notation)", "POST", "/v1/hands/adjudicate", [_notation(record)],
                content_type="text/vnd.kaluki.hand"),

@@ -46,6 +46,7 @@ ENDPOINTS = [
     ("release", "/v1/jokers/release", "release.json"),
     ("score", "/v1/hands/score", "score.json"),
     ("turn-check", "/v1/turns/check", "turncheck.json"),
+    ("turn-options", "/v1/turns/options", "turnoptions.json"),
     ("analyze", "/v1/hands/analyze", "analyze.json"),
     ("adjudicate", "/v1/hands/adjudicate", "adjudicate.json"),
 ]

@@ -21,6 +21,19 @@ BASELINE_APP = "bench.baseline_app:app"
 
 
 def free_port() -> int:
+    """A free loopback port: the first free one of ``BENCH_PORTS`` (``9400-9449``) when
+    set (a shared machine gives each person a range), else any."""
+    span = os.environ.get("BENCH_PORTS")
+    if span:
+        lo, _, hi = span.partition("-")
+        for port in range(int(lo), int(hi or lo) + 1):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
+        raise RuntimeError(f"no free port in BENCH_PORTS={span}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

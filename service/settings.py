@@ -242,7 +242,8 @@ class Settings:
         "30/second;2000/hour", text, "match creation and import, per address", RATELIMIT,
         keep_empty=True)
     RATELIMIT_EXPENSIVE: str = setting(
-        "40/second", text, "analyze, adjudicate and a match's export, per address", RATELIMIT,
+        "40/second", text, "analyze, adjudicate, turns/options and a match's export, per address",
+        RATELIMIT,
         keep_empty=True)
     RATELIMIT_APPEND: str = setting(
         "200/second", text, "hand appends, buy-ins, deletes, per address", RATELIMIT,

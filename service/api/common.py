@@ -38,6 +38,22 @@ def ruleset_field() -> RuleSetField:
     return RuleSetField(required=True, metadata=RULESET_DOC)
 
 
+class TableMeldField(FastField):
+    """A table meld: its cards, or ``{"cards": [...], "closed": true}`` when its history
+    closed it (SPEC §5 "Legal next plays"; ``closed`` false is the cards alone)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) is list and len(value) <= MAX_CARDS and all(type(x) is str for x in value):
+            return value
+        if type(value) is dict and "cards" in value and set(value) <= {"cards", "closed"}:
+            cards, closed = value["cards"], value.get("closed", False)
+            if (type(cards) is list and len(cards) <= MAX_CARDS
+                    and all(type(x) is str for x in cards) and type(closed) is bool):
+                return {"cards": list(cards), "closed": closed}
+        raise ValidationError("a table meld is a list of cards, or {\"cards\": [cards], "
+                              "\"closed\": true|false}")
+
+
 # -- response schemas (documentation) --------------------------------------------------
 
 class ViolationSchema(Schema):

@@ -130,6 +130,24 @@ SCHEMAS: dict[str, dict[str, Any]] = {
              "properties": {"release": {"type": "object", "required": ["meld", "cards"],
                                         "properties": {"meld": {"type": "integer", "minimum": 0},
                                                        "cards": _CARDS}}}}]},
+    "TableMeld": {
+        "description": "A meld on the table: its cards, or `{cards, closed: true}` when its "
+                       "history closed it (no joker can ever be released from it).",
+        "oneOf": [_MELD_CARDS,
+                  {"type": "object", "required": ["cards"], "additionalProperties": False,
+                   "properties": {"cards": _MELD_CARDS, "closed": {"type": "boolean"}}}]},
+    "Option": {
+        "description": "One legal next play, in the hand record's own shape: a draw (without "
+                       "its card), a play (meld, one-card build, release), or a discard.",
+        "oneOf": [
+            {"type": "object", "title": "draw", "required": ["draw"], "additionalProperties": False,
+             "properties": {"draw": {"type": "object", "required": ["from"],
+                                     "additionalProperties": False, "properties": {
+                                         "from": {"type": "string",
+                                                  "enum": ["stock", "discard"]}}}}},
+            ref("Play"),
+            {"type": "object", "title": "discard", "required": ["discard"],
+             "additionalProperties": False, "properties": {"discard": ref("Card")}}]},
     "Turn": {
         "type": "object",
         "description": "One turn: the draw, the plays in order, the discard.",
@@ -237,6 +255,10 @@ def _ops() -> dict[tuple[str, str], Op]:
         ("post", "/v1/turns/check"): Op("checkTurn", "Turns", {
             422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`"},
             body=True),
+        ("post", "/v1/turns/options"): Op("listTurnOptions", "Turns", {
+            422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
+                 "`hand-too-large`, `search-too-large` (the search would exceed the solver's "
+                 "budget)"}, body=True),
         ("post", "/v1/matches"): Op("createMatch", "Matches", {
             422: body_422 + ", `player-count`, `duplicate-player`"}, body=True, ledger=True),
         ("post", "/v1/matches/import"): Op("importMatch", "Matches", {

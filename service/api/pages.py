@@ -130,7 +130,8 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
                          "without contracts."),
     "wrong-round": Doc("In a contract match each appended hand is the next round: its 'round' "
                        "is one more than the number of hands entered so far."),
-    "unknown-player": Doc("The record names a player who is not in 'players'."),
+    "unknown-player": Doc("The record (or the view asked for, ?view=) names a player who is "
+                          "not in 'players'."),
     "missing-card": Doc("A record needs a card it does not give (a stock draw without its card "
                         "when there is no stock)."),
     "hand-too-large": Doc("The hand holds more than hand_size + 1 cards (in a contract rule "

@@ -6,7 +6,7 @@ each a Flask-Limiter limit string (``;`` between several) from the environment:
 
 * ``RATELIMIT_CREATE`` (``30/second;2000/hour``): ``POST /v1/matches``,
   ``POST /v1/matches/import``: each match keeps its bytes in Redis for weeks;
-* ``RATELIMIT_EXPENSIVE`` (``40/second``): analyze, adjudicate, a match's export;
+* ``RATELIMIT_EXPENSIVE`` (``40/second``): analyze, adjudicate, turns/options, a match's export;
 * ``RATELIMIT_APPEND`` (``200/second``): hand appends, buy-ins, deletes, per address;
 * ``RATELIMIT_MATCH`` (``100/second``): the same writes, per match token;
 * ``RATELIMIT_RULINGS`` (empty: not counted; see below): validate, opening, build,
@@ -81,7 +81,8 @@ TIERS: Mapping[str, str] = {  # tier -> its setting (service/settings.py)
 }
 ENDPOINT_TIERS: Mapping[str, str] = {
     "matches.create": "create", "matches.import_match": "create",
-    "hands.analyze": "expensive", "referee.adjudicate": "expensive", "matches.export": "expensive",
+    "hands.analyze": "expensive", "referee.adjudicate": "expensive",
+    "referee.turn_options": "expensive", "matches.export": "expensive",
     "matches.append_hand": "append", "matches.buy_in": "append", "matches.delete": "append",
     "melds.validate_meld": "rulings", "melds.opening": "rulings", "melds.build": "rulings",
     "jokers.release": "rulings", "hands.score": "rulings", "referee.check_turn": "rulings",

@@ -13,18 +13,21 @@ import orjson
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
+from ..engine import options as opt
 from ..engine import record as rec
 from ..engine import referee as ref
 from ..engine.cards import CardError
 from ..engine.errors import EngineError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.rules import RuleSetError
-from ..engine.rulings import cards_at, table_meld_at
+from ..engine.rulings import cards_at, table_entry_at
 from ..engine.rulings import rules_at as rules_of
+from ..engine.solver import WORK_BUDGET, HandTooLarge
 from ..i18n import N_
 from .common import (
     MeldSchema,
     StrictSchema,
+    TableMeldField,
     ViolationSchema,
     card_list,
     ruleset_field,
@@ -32,8 +35,14 @@ from .common import (
 from .hands import PlayerScoreSchema
 from .jsonio import json_response
 from .parsing import Blueprint, Bool, Int, hot
-from .problems import MALFORMED_JSON, Problem, engine_problem
-from .render import render_adjudication, render_state, render_turn_check
+from .problems import MALFORMED_JSON, Problem, engine_problem, error_problem
+from .render import (
+    render_adjudication,
+    render_played,
+    render_state,
+    render_turn_check,
+    render_turn_options,
+)
 
 blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
@@ -115,7 +124,10 @@ class ResultSchema(Schema):
 
 class HandCards(Schema):
     id = fields.String(required=True)
-    cards = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    cards = fields.List(fields.String(metadata={"x-ref": "Card"}), metadata={
+        "description": "left out where the view hides them (?view= another player, "
+                       "?spectator=true)"})
+    count = Int(required=True, metadata={"description": "how many cards the player holds"})
 
 
 class StateSchema(Schema):
@@ -159,6 +171,15 @@ class AdjudicationSchema(Schema):
         "description": "only with ?steps=true: the deal, then one step per turn replayed"})
 
 
+VIEW_PARAMETERS = [
+    {"name": "view", "in": "query", "required": False, "schema": {"type": "string"},
+     "description": "answer as this player sees the hand: their cards, and for everyone "
+                    "else only how many cards they hold (in `state` and every step); another "
+                    "player's stock draw shows no card. Not with `spectator`."},
+    {"name": "spectator", "in": "query", "required": False,
+     "schema": {"type": "boolean", "default": False},
+     "description": "answer as a spectator sees the hand: no hand's cards, counts only"}]
+
 STEPS_PARAMETER = {
     "name": "steps", "in": "query", "required": False,
     "schema": {"type": "boolean", "default": False},
@@ -168,10 +189,12 @@ STEPS_PARAMETER = {
 
 class TurnCheckSchema(StrictSchema):
     ruleset = ruleset_field()
-    table = fields.List(card_list(ref="MeldCard"), load_default=list, validate=validate.Length(max=MAX_TABLE),
+    table = fields.List(TableMeldField(metadata={"x-ref": "TableMeld"}), load_default=list,
+                        validate=validate.Length(max=MAX_TABLE),
                         metadata={"description": "the melds on the table, numbered from 0 "
                                                  f"(at most {MAX_TABLE}: every card of the "
-                                                 "largest deck in melds of two)"})
+                                                 "largest deck in melds of two); a meld its "
+                                                 "history closed is {\"cards\", \"closed\": true}"})
     hand = card_list(required=True, metadata={"description": "the player's hand before the draw"})
     opened = Bool(load_default=False)
     laid_before = Bool(load_default=False, metadata={"description": (
@@ -256,19 +279,50 @@ def _with_line(fn: Callable[[], T], lines: dict[str, int] | None) -> T:
         raise problem from None
 
 
+def _flag(name: str) -> bool:
+    value = request.args.get(name, "false")
+    if value not in ("true", "false"):
+        raise Problem("validation-error", N_("The request does not match the schema; see 'errors'."),
+                      errors={f"query.{name}": ["Not a valid boolean: write true or false."]})
+    return value == "true"
+
+
 def _steps_asked() -> bool:
     """``?steps=true`` (read by hand: a query schema cost every adjudication ~80 µs)."""
     if not request.environ.get("QUERY_STRING"):
         return False
-    value = request.args.get("steps", "false")
-    if value not in ("true", "false"):
+    return _flag("steps")
+
+
+def _view_asked() -> tuple[str | None, bool]:
+    """``?view=P`` and ``?spectator=true`` (SPEC §5 "Views"): not both."""
+    if not request.environ.get("QUERY_STRING"):
+        return None, False
+    view = request.args.get("view")
+    spectator = _flag("spectator")
+    if view is not None and spectator:
         raise Problem("validation-error", N_("The request does not match the schema; see 'errors'."),
-                      errors={"query.steps": ["Not a valid boolean: write true or false."]})
-    return value == "true"
+                      errors={"query": ["view and spectator exclude each other: give one"]})
+    return view, spectator
+
+
+def _shown(record: rec.HandRecord, view: str | None, spectator: bool) -> frozenset[str] | None:
+    """Whose cards the answer shows: everyone's (None), the viewer's, or nobody's."""
+    if spectator:
+        return frozenset()
+    if view is None:
+        return None
+    if view not in record.players:
+        raise Problem("unknown-player", UNKNOWN_VIEW, params={"player": view},
+                      errors={"query.view": [f"{view!r} is not a player of this hand"]})
+    return frozenset((view,))
+
+
+UNKNOWN_VIEW = N_("{player} is not a player of this hand: a view is one of its players")
 
 
 @blp.route("/hands/adjudicate", methods=["POST"])
-@blp.doc(parameters=[STEPS_PARAMETER], requestBody={"required": True, "content": {
+@blp.doc(parameters=[STEPS_PARAMETER, *VIEW_PARAMETERS], requestBody={"required": True, "content": {
     "application/json": {"schema": HAND_RECORD_DOC},
     MEDIA_TYPE: {"schema": {"type": "string", "description": "the hand in text notation "
                                                              "(docs/notation.md)"}}}})
@@ -279,18 +333,21 @@ def adjudicate() -> Response:
     a problem about a notation record names its `line`. `?steps=true` adds the state after
     the deal and after each turn."""
     steps = _steps_asked()
+    view, spectator = _view_asked()
     lines: dict[str, int] | None = {} if request.mimetype == MEDIA_TYPE else None
     data = _with_line(lambda: _read_record_body(lines), lines)
     record = _with_line(lambda: _engine(lambda: rec.parse_record(data)), lines)
+    shown = _shown(record, view, spectator)
     if not steps:
         return json_response(render_adjudication(_engine(lambda: ref.adjudicate(record)),
-                                         record.rules))
+                                                 record.rules, shown))
     states: list[ref.HandState] = []
     body = _with_line(lambda: _engine(lambda: render_adjudication(
-        ref.adjudicate(record, states), record.rules)), lines)
+        ref.adjudicate(record, states), record.rules, shown)), lines)
     played = rec.record_to_data(record)["turns"]
-    body["steps"] = [{"turn": k - 1 if k else None, "played": played[k - 1] if k else None,
-                      "state": render_state(state, record.rules)}
+    body["steps"] = [{"turn": k - 1 if k else None,
+                      "played": render_played(played[k - 1], shown) if k else None,
+                      "state": render_state(state, record.rules, shown)}
                      for k, state in enumerate(states)]
     return json_response(body)
 
@@ -303,7 +360,7 @@ def check_turn(args: dict[str, Any]) -> Response:
     """Rule on one turn, statelessly: table, the player's hand before the draw, whether
     they have opened and the discard pile's top card."""
     rules = rules_of(args["ruleset"])
-    table = [table_meld_at(cards, rules, f"table.{i}") for i, cards in enumerate(args["table"])]
+    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
@@ -317,3 +374,69 @@ def check_turn(args: dict[str, Any]) -> Response:
         rules, table, hand, args["opened"], top, turn, args["laid_before"], round=args["round"],
         players=args["players"], down=args["down"], calls_made=args["calls_made"]))
     return json_response(render_turn_check(checked, rules))
+
+
+# -- legal next plays (SPEC §5 "Legal next plays: POST /v1/turns/options") -------------------
+
+class TurnOptionsSchema(TurnCheckSchema):
+    turn = fields.Dict(load_default=dict, metadata={**_TURN, "description": (
+        "the turn so far: it may be unfinished (no draw yet, some plays, no discard); "
+        "{} or left out: the turn has not started"), "example": {
+        "draw": {"from": "stock", "card": "Qs"}, "plays": [{"meld": ["Ks", "Kh", "Kd"]}]}})
+
+
+class HintSchema(Schema):
+    melds = fields.List(fields.Nested(MeldSchema), required=True)
+    deadwood = fields.List(fields.String(metadata={"x-ref": "Card"}), required=True)
+    deadwood_value = Int(required=True)
+    can_go_out = Bool(required=True, metadata={
+        "description": "the player can still go out this turn with the cards held (as "
+                       "/hands/analyze: builds on table melds are not counted; before the "
+                       "draw: every card held melds, and the card drawn is discarded)"})
+
+
+class TurnOptionsResponse(Schema):
+    legal = Bool(required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
+    phase = fields.String(required=True, metadata={"enum": ["draw", "play", "ended"]})
+    options = fields.List(fields.Dict(metadata={"x-ref": "Option"}), required=True, metadata={
+        "description": "every legal next play, each in the hand record's own shape "
+                       "(empty when the turn is not legal or has ended)"})
+    can_end = Bool(required=True, metadata={
+        "description": "the turn could end now without another play (a discard is listed, "
+                       "or the turn has ended); false in the draw phase"})
+    hint = fields.Nested(HintSchema, allow_none=True, required=True, metadata={
+        "description": "the best arrangement of the cards held now (null when the turn "
+                       "is not legal)"})
+
+
+@blp.route("/turns/options", methods=["POST"])
+@blp.arguments(TurnOptionsSchema())
+@blp.response(200, TurnOptionsResponse)
+@hot
+def turn_options(args: dict[str, Any]) -> Response:
+    """Every legal next play of an unfinished turn (draws, melds, one-card builds, releases,
+    discards), ruled by the engine that rules /turns/check, and a hint: the best
+    arrangement of the cards held now."""
+    rules = rules_of(args["ruleset"])
+    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
+    hand = cards_at(args["hand"], "hand")
+    if len(hand) > rules.hand_size + 1:
+        exc = HandTooLarge(rules, len(hand), "hand")
+        raise error_problem(exc, errors={"hand": [f"at most {exc.limit} cards"]})
+    top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
+    turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
+    player = turn.player or "player"
+    turn = rec.Turn(player, turn.draw, turn.plays, turn.discard, turn.restock)
+    game = _engine(lambda: ref.turn_game(rules, table, hand, args["opened"], top, player,
+                                         args["laid_before"]))
+    violation = _engine(lambda: ref.play_turn_so_far(game, turn))
+    phase = opt.turn_phase(game, 0)
+    if violation is not None:
+        return json_response(render_turn_options(False, violation, phase, [], False, None, rules))
+    ended = phase == "ended"
+    work = opt.Work(WORK_BUDGET)  # the listing and the hint share the solver's budget
+    options = [] if ended else opt.legal_actions(game, work)
+    return json_response(render_turn_options(
+        True, None, phase, options, opt.can_end(game, options, ended),
+        opt.hint(game, ended, work), rules))

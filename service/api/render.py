@@ -15,6 +15,7 @@ from flask import current_app
 
 from ..engine import melds as m
 from ..engine.cards import RANKS, Card
+from ..engine.options import Hint, Option, option_to_data
 from ..engine.referee import Adjudication, HandState, TurnCheck
 from ..engine.rules import RuleSet
 from ..engine.rulings import (
@@ -136,9 +137,19 @@ def _card(c: Card | None) -> str | None:
     return None if c is None else str(c)
 
 
-def render_state(state: HandState, rules: RuleSet) -> dict[str, Any]:
+def render_hand(player: str, cards: Sequence[Card], shown: frozenset[str] | None) -> dict[str, Any]:
+    """One player's hand: its ``count`` always, its ``cards`` when the view shows them
+    (``shown`` None: the referee's view, every hand)."""
+    if shown is not None and player not in shown:
+        return {"id": player, "count": len(cards)}
+    return {"id": player, "cards": [str(c) for c in cards], "count": len(cards)}
+
+
+def render_state(state: HandState, rules: RuleSet,
+                 shown: frozenset[str] | None = None) -> dict[str, Any]:
+    """A hand's state; ``shown``: the players whose cards the view shows (SPEC §5 "Views")."""
     return {"table": render_table(state.table, rules),
-            "hands": [{"id": p, "cards": [str(c) for c in cards]} for p, cards in state.hands],
+            "hands": [render_hand(p, cards, shown) for p, cards in state.hands],
             "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
             "discard_count": state.discard_count, "opened": list(state.opened),
             "turn": state.turn, "next_player": state.next_player,
@@ -147,15 +158,39 @@ def render_state(state: HandState, rules: RuleSet) -> dict[str, Any]:
                 "calls_made": dict(state.calls_made)})}
 
 
-def render_adjudication(a: Adjudication, rules: RuleSet) -> dict[str, Any]:
-    """``POST /v1/hands/adjudicate`` (``steps`` are :func:`render_state` each)."""
+def render_adjudication(a: Adjudication, rules: RuleSet,
+                        shown: frozenset[str] | None = None) -> dict[str, Any]:
+    """``POST /v1/hands/adjudicate`` (``steps`` are :func:`render_state` each); ``shown``
+    as :func:`render_state`."""
     result = None
     if a.result is not None:
         result = {"winner": a.result.winner, "finish": a.result.finish,
                   **render_score(a.result.score)}
-    return {"legal": a.legal,
-            "violations": render_violations([a.violation] if a.violation else []),
-            "result": result, "state": render_state(a.state, rules)}
+    violations = [a.violation] if a.violation else []
+    if shown is not None:
+        violations = [_hide_stock(v) for v in violations]
+    return {"legal": a.legal, "violations": render_violations(violations),
+            "result": result, "state": render_state(a.state, rules, shown)}
+
+
+def _hide_stock(v: Violation) -> Violation:
+    """A violation as a player's view shows it: the stock's top card stays hidden."""
+    if "top" in v.params and v.code == "stock-mismatch":
+        return Violation(v.code, {**v.params, "top": "?"}, v.where)
+    return v
+
+
+def render_played(turn: dict[str, Any], shown: frozenset[str] | None) -> dict[str, Any]:
+    """A step's ``played`` turn as a view shows it: another player's stock draw without its
+    card, and no restock order (the stock's order is nobody's to see)."""
+    if shown is None:
+        return turn
+    out = dict(turn)
+    out.pop("restock", None)
+    draw = out.get("draw")
+    if draw is not None and draw.get("from") == "stock" and out.get("player") not in shown:
+        out["draw"] = {"from": "stock"}
+    return out
 
 
 def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
@@ -165,3 +200,18 @@ def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
             "table": render_table(checked.table, rules),
             "hand": [str(c) for c in checked.hand], "opened": checked.opened,
             "finished": checked.finished, "finish": checked.finish}
+
+
+def render_turn_options(legal: bool, violation: Violation | None, phase: str,
+                        options: Sequence[Option], can_end: bool, hint: Hint | None,
+                        rules: RuleSet) -> dict[str, Any]:
+    """``POST /v1/turns/options``: every option in the hand record's own shape."""
+    rendered_hint = None
+    if hint is not None:
+        a = hint.analysis
+        rendered_hint = {"melds": [render_meld(shown(x, rules)) for x in a.melds],
+                         "deadwood": [str(c) for c in a.deadwood],
+                         "deadwood_value": a.deadwood_value, "can_go_out": hint.can_go_out}
+    return {"legal": legal, "violations": render_violations([violation] if violation else []),
+            "phase": phase, "options": [option_to_data(o) for o in options],
+            "can_end": can_end, "hint": rendered_hint}

@@ -76,6 +76,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum, unique
+from typing import TYPE_CHECKING
 
 from . import contracts
 from . import melds as m
@@ -86,6 +87,9 @@ from .rules import FinalDiscardMode, JokerShiftMode, PickupMode, ReleasedJokerMo
 from .shift import not_shiftable
 from .shift import shift as shift_joker
 from .violations import Violation
+
+if TYPE_CHECKING:
+    from .options import Option
 
 # the modes the turn rules test, looked up once (an enum member lookup costs on Python 3.11)
 _FINAL_DISCARD = FinalDiscardMode.REQUIRED
@@ -353,6 +357,32 @@ class Game:
         for op in operations:
             game.apply(op)
         return game
+
+    def copy(self) -> Game:
+        """An independent game in the same state (its operations log copied too): what
+        :mod:`.options` tries a play on without changing this one. Every list, set, dict
+        and card multiset the game holds is copied (their items are immutable)."""
+        def dup(v: object) -> object:
+            if isinstance(v, _Cards):
+                c = _Cards()
+                c.n, c.size = list(v.n), v.size
+                return c
+            if isinstance(v, dict):
+                return {k: dup(x) for k, x in v.items()}
+            if isinstance(v, (list, set)):
+                return type(v)(v)
+            return v
+
+        other = object.__new__(Game)
+        other.__dict__.update({k: dup(v) for k, v in self.__dict__.items()})
+        other._hand = other._hands[self._actor]
+        return other
+
+    def legal_actions(self) -> list[Option]:
+        """Every legal next play at this point of the turn (SPEC §5 "Legal next plays"):
+        :func:`.options.legal_actions`."""
+        from .options import legal_actions
+        return legal_actions(self)
 
     def apply(self, op: Operation) -> Operation:
         """Do an operation again (by its player, who must be the one to move)."""

@@ -746,6 +746,9 @@ def _release_run(meld: RunMeld, laid: Sequence[Card], rules: RuleSet) -> Release
     if rules.release_run == ReleaseRunMode.NEVER:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
                                                         {"reason": "jokers never leave a run"}),))
+    if meld.locked:  # closed by its history, as a table meld may say (SPEC §5)
+        return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
+                                                        {"reason": "this run is closed"}),))
     cards = list(meld.cards)
     for c in laid:
         for i, t in enumerate(cards):

@@ -318,5 +318,24 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
                      g.finish if violation is None else None)
 
 
+def turn_game(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], opened: bool,
+              discard_top: Card | None, player: str = "player", laid_before: bool = False) -> Game:
+    """The one-player game :func:`check_turn` plays a turn on (the deck checked as it does):
+    also the start of ``/turns/options`` (:func:`play_turn_so_far`)."""
+    check_deck([c for meld in table for c in meld.physical()] + list(hand)
+               + ([discard_top] if discard_top else []), rules.decks, rules.jokers)
+    return Game(rules, [player], [hand], None, [discard_top] if discard_top else [],
+                table, [player] if opened else [], [player] if laid_before else [])
+
+
+def play_turn_so_far(g: Game, turn: Turn) -> Violation | None:
+    """Play a turn that may be unfinished (no draw yet, some plays, no discard) on ``g``:
+    the first rule it breaks so far (with ``turn`` 0 and ``play``), as :func:`check_turn`
+    rules on the plays it has; a turn that has not drawn yet has broken nothing."""
+    if turn.draw is None and not turn.plays and turn.discard is None and turn.restock is None:
+        return None
+    return _play_turn(g, 0, turn, complete=False)
+
+
 __all__ = ["Adjudication", "HandResult", "HandState", "TurnCheck", "adjudicate", "check_turn",
-           "finished_result"]
+           "finished_result", "play_turn_so_far", "turn_game"]

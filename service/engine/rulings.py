@@ -21,7 +21,7 @@ rules it was ruled by, so the renderer needs no rule set.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from . import contracts
@@ -78,6 +78,16 @@ def table_meld_at(texts: Sequence[object], rules: RuleSet, field: str) -> m.Meld
         return m.table_meld(tokens, rules)
     except (CardError, m.InvalidMeld) as exc:
         raise exc.at(field) from None
+
+
+def table_entry_at(value: object, rules: RuleSet, field: str) -> m.Meld:
+    """A table meld as a request gives it: its cards, or ``{"cards", "closed"}`` when its
+    history closed it (a closed meld frees no joker, whatever its cards; SPEC §5)."""
+    if isinstance(value, dict):
+        meld = table_meld_at(value["cards"], rules, f"{field}.cards")
+        return replace(meld, locked=True) if value["closed"] else meld
+    assert isinstance(value, Sequence)
+    return table_meld_at(value, rules, field)
 
 
 # -- the answers ----------------------------------------------------------------------

@@ -3,8 +3,10 @@
 Used to exercise the referee: every hand it writes must replay as legal. The
 bot plays on a :class:`.game.Game` through its public actions (``can_build``,
 ``can_release``, ``draw``, ``meld`` ...), the API a client's "may I?" uses;
-it plans with the meld functions of :mod:`.melds` and keeps only the order in
-which it holds its cards (its random choices draw from it). It writes its
+it plans its melds with the meld functions of :mod:`.melds` (an opening is a set of
+melds reaching the threshold: more than one play ahead), and picks its builds and its
+discard from the game's own list of legal next plays (:mod:`.options`); it keeps only
+the order in which it holds its cards (its random choices draw from it). It writes its
 record itself, so a record that does not replay as the game went points at a
 bug in the referee's reading of it.
 
@@ -22,9 +24,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import melds as m
+from . import options
 from .cards import JOKER, Card, MeldCard, full_deck
 from .game import Game, Phase
-from .record import DISCARD, STOCK
+from .record import DISCARD, STOCK, BuildPlay, play_to_data
 from .rules import AceMode, FinalDiscardMode, PickupMode, ReleasedJokerMode, RuleSet
 
 
@@ -194,27 +197,28 @@ class Bot:
         # releases (runs only, where the bot can place the joker again at once)
         if opened or not rules.release_requires_opening:
             self.releases(p, plays, keep)
-        # builds
+        # builds: one at a time, from the game's own list of legal one-card builds
         if opened or not rules.build_requires_opening:
-            for c in rng.sample(hand, len(hand)):
-                if len(hand) <= keep:
+            while len(hand) > keep:
+                builds = options.build_options(game)
+                if not builds:
                     break
-                table = game.table
-                for idx in rng.sample(range(len(table)), len(table)):
-                    placed = [m.Placed(MeldCard(c))]
-                    if game.can_build(idx, placed):
-                        game.build(idx, placed)
-                        hand.remove(c)
-                        plays.append({"build": {"meld": idx, "cards": [str(c)]}})
-                        break
+                build = rng.choice(builds)
+                assert isinstance(build, BuildPlay)
+                options.apply_option(game, build)
+                hand.remove(build.cards[0].token.card)
+                plays.append(play_to_data(build))
         if not hand:
-            game.go_out()
+            if game.phase is not Phase.OVER:
+                game.go_out()
             self._log(t, hand, taken)
             return True
-        # discard
-        choices = [c for c in hand if c != taken] or []
+        # discard: one of the game's legal discards (never the card just taken)
+        legal = {o.card for o in options.discard_options(game)
+                 if isinstance(o, options.DiscardOption)}
+        choices = [c for c in hand if c in legal]  # as the bot holds them (copies weigh more)
         if not choices:
-            return False  # the bot never discards the card just taken
+            return False
         card = rng.choice(choices)
         self._log(t, hand, taken)
         hand.remove(card)

@@ -21,7 +21,8 @@ from service.app import create_app
 METHODS = ("get", "put", "post", "delete", "patch")
 OPERATION_IDS = {
     "getHealth", "getReadiness", "validateMeld", "checkOpening", "buildOnMeld", "releaseJoker",
-    "scoreHand", "analyzeHand", "adjudicateHand", "checkTurn", "createMatch", "importMatch",
+    "scoreHand", "analyzeHand", "adjudicateHand", "checkTurn", "listTurnOptions", "createMatch",
+    "importMatch",
     "getMatch", "deleteMatch", "buyIn", "exportMatch", "listHands", "appendHand", "getHand",
     "listRuleSets", "getRuleSet", "listViolations", "getProblem"}
 NEEDS_TOKEN = {"appendHand", "buyIn", "deleteMatch", "exportMatch"}

@@ -36,7 +36,7 @@ def test_adjudicate_legal_special(client) -> None:
     state = body["state"]
     assert state["opened"] == ["ann"] and state["discard_top"] == "8h"
     assert state["table"][1]["cards"] == ["9c", "Tc", "Jc", "Qc"]
-    assert state["hands"][0] == {"id": "ann", "cards": []}
+    assert state["hands"][0] == {"id": "ann", "cards": [], "count": 0}
 
 
 def test_adjudicate_violation_in_dutch(client) -> None:

@@ -86,7 +86,8 @@ def new_page(browser, server):
     for url in requests:
         parts = urlsplit(url)
         assert parts.hostname == "127.0.0.1", f"a request left 127.0.0.1: {url}"
-        assert parts.query in ("", "steps=true"), url  # a record never rides in a URL
+        # a record never rides in a URL: only the steps flag and whose view (a player id)
+        assert re.fullmatch(r"(steps=true(&spectator=true|&view=[\w%.-]+)?)?", parts.query), url
 
 
 def _log_holds_no_record(server: Gunicorn) -> None:
@@ -207,6 +208,32 @@ def test_the_hunt_is_legal_and_its_permalink_shows_the_same(new_page, server) ->
     assert fresh.locator("textarea[name=record]").input_value() == HUNT
     assert page.errors == [] and fresh.errors == []
     _log_holds_no_record(server)
+
+
+def test_a_view_switch_and_what_could_be_played_here(new_page) -> None:
+    """SPEC §5 "Views" and "Legal next plays": the stepper shows the hand as one player or a
+    spectator sees it, and lists the next player's legal plays from /v1/turns/options."""
+    from playwright.sync_api import expect
+
+    page = new_page()
+    _rule(page, HUNT)
+    page.locator("h1").click()
+    page.keyboard.press("Home")
+    options = page.locator("#step-options")
+    expect(options).to_contain_text("ann, before the draw")
+    expect(options).to_contain_text("Draw from the stock")
+    expect(options).to_contain_text("after drawing 4c")
+    expect(options).to_contain_text("Lay 2c 3c 4c")
+    expect(page.locator("#step-hands svg.card")).to_have_count(26)
+    page.select_option("#view-as", "bob")  # bob's cards only; ann's are counted
+    expect(page.locator("#step-hands svg.card")).to_have_count(13)
+    expect(options).to_contain_text("The cards of ann are hidden in this view.")
+    assert "13 cards" in page.inner_text("#step-hands .hand[data-player=ann]")
+    page.select_option("#view-as", "spectator")
+    expect(page.locator("#step-hands svg.card")).to_have_count(0)
+    page.select_option("#view-as", "")
+    expect(page.locator("#step-hands svg.card")).to_have_count(26)
+    assert page.errors == []
 
 
 def test_a_broken_card_is_ruled_at_its_play_and_highlighted(new_page) -> None:

@@ -42,4 +42,5 @@ export const ROUTES: Readonly<Record<string, RouteFacts>> = {
   "POST /v1/melds/opening": {"operationId": "checkOpening", "token": "none", "idempotent": true, "idempotencyKey": "none", "ifMatch": false, "match": null},
   "POST /v1/melds/validate": {"operationId": "validateMeld", "token": "none", "idempotent": true, "idempotencyKey": "none", "ifMatch": false, "match": null},
   "POST /v1/turns/check": {"operationId": "checkTurn", "token": "none", "idempotent": true, "idempotencyKey": "none", "ifMatch": false, "match": null},
+  "POST /v1/turns/options": {"operationId": "listTurnOptions", "token": "none", "idempotent": true, "idempotencyKey": "none", "ifMatch": false, "match": null},
 };

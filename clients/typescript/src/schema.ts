@@ -398,6 +398,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/turns/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every legal next play of an unfinished turn (draws, melds, one-card builds, releases,
+         *     discards), ruled by the engine that rules /turns/check, and a hint: the best
+         *     arrangement of the cards held now.
+         */
+        post: operations["listTurnOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/violations": {
         parameters: {
             query?: never;
@@ -599,7 +620,10 @@ export interface components {
             [key: string]: unknown;
         };
         HandCards: {
-            cards: components["schemas"]["Card"][];
+            /** @description left out where the view hides them (?view= another player, ?spectator=true) */
+            cards?: components["schemas"]["Card"][];
+            /** @description how many cards the player holds */
+            count: number;
             id: string;
         };
         /** @description A whole hand: rule set, players, deal and turns (SPEC §5). */
@@ -609,6 +633,13 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok";
+        };
+        Hint: {
+            /** @description the player can still go out this turn with the cards held (as /hands/analyze: builds on table melds are not counted; before the draw: every card held melds, and the card drawn is discarded) */
+            can_go_out: boolean;
+            deadwood: components["schemas"]["Card"][];
+            deadwood_value: number;
+            melds: components["schemas"]["Meld"][];
         };
         Import: {
             created?: string | null;
@@ -767,6 +798,15 @@ export interface components {
             threshold: number | null;
             valid: boolean;
             violations: components["schemas"]["Violation"][];
+        };
+        /** @description One legal next play, in the hand record's own shape: a draw (without its card), a play (meld, one-card build, release), or a discard. */
+        Option: {
+            draw: {
+                /** @enum {string} */
+                from: "stock" | "discard";
+            };
+        } | components["schemas"]["Play"] | {
+            discard: components["schemas"]["Card"];
         };
         Page: {
             items: components["schemas"]["Entry"][];
@@ -1187,6 +1227,11 @@ export interface components {
             /** @description the turn (index into turns); null: the deal */
             turn?: number | null;
         };
+        /** @description A meld on the table: its cards, or `{cards, closed: true}` when its history closed it (no joker can ever be released from it). */
+        TableMeld: components["schemas"]["MeldCard"][] | {
+            cards: components["schemas"]["MeldCard"][];
+            closed?: boolean;
+        };
         /**
          * @description One turn: the draw, the plays in order, the discard.
          * @example {
@@ -1239,8 +1284,8 @@ export interface components {
             /** @description contract rule sets (required there, refused elsewhere): the deal, 1-based */
             round?: number | null;
             ruleset: components["schemas"]["RuleSetRef"];
-            /** @description the melds on the table, numbered from 0 (at most 108: every card of the largest deck in melds of two) */
-            table?: components["schemas"]["MeldCard"][][];
+            /** @description the melds on the table, numbered from 0 (at most 108: every card of the largest deck in melds of two); a meld its history closed is {"cards", "closed": true} */
+            table?: components["schemas"]["TableMeld"][];
             turn: components["schemas"]["Turn"];
         };
         TurnCheckResponse: {
@@ -1251,6 +1296,112 @@ export interface components {
             legal: boolean;
             opened: boolean;
             table: components["schemas"]["Meld"][];
+            violations: components["schemas"]["Violation"][];
+        };
+        TurnOptions: {
+            /** @description each player's granted calls this deal ({player: count}) */
+            calls_made?: {
+                [key: string]: number;
+            };
+            discard_top?: string | null;
+            /** @description the other players who have gone down (opened says whether this player has) */
+            down?: string[];
+            /** @description the player's hand before the draw */
+            hand: components["schemas"]["Card"][];
+            /** @description the player built or released in an earlier turn of this hand without opening (possible where build_requires_opening is false): going out this turn is then "out", not special (SPEC §3). Implied by opened. (default: false) */
+            laid_before?: boolean;
+            /** @description (default: false) */
+            opened?: boolean;
+            /** @description contract rule sets, for calls: the seats in turn order, starting with the player whose turn it is (the last seat discarded discard_top); without it no call is possible */
+            players?: string[] | null;
+            /** @description contract rule sets (required there, refused elsewhere): the deal, 1-based */
+            round?: number | null;
+            ruleset: components["schemas"]["RuleSetRef"];
+            /** @description the melds on the table, numbered from 0 (at most 108: every card of the largest deck in melds of two); a meld its history closed is {"cards", "closed": true} */
+            table?: components["schemas"]["TableMeld"][];
+            /**
+             * @description the turn so far: it may be unfinished (no draw yet, some plays, no discard); {} or left out: the turn has not started
+             * @example {
+             *       "draw": {
+             *         "card": "Qs",
+             *         "from": "stock"
+             *       },
+             *       "plays": [
+             *         {
+             *           "meld": [
+             *             "Ks",
+             *             "Kh",
+             *             "Kd"
+             *           ]
+             *         }
+             *       ]
+             *     }
+             */
+            turn?: {
+                /** @description contract rule sets: at the start of the turn, player asks for the discard pile's top card (SPEC §3.1) */
+                call?: {
+                    granted: boolean;
+                    /** @description the penalty cards from the stock (named when the record has no stock) */
+                    penalty?: string[];
+                    player: string;
+                };
+                discard?: string;
+                draw?: {
+                    card?: string;
+                    /** @enum {string} */
+                    from?: "stock" | "discard";
+                };
+                player?: string;
+                plays?: ({
+                    meld: string[] | {
+                        cards?: string[];
+                        /** @enum {string} */
+                        kind?: "set" | "run";
+                    };
+                } | {
+                    build: {
+                        cards?: (string | {
+                            card?: string;
+                            /** @enum {string} */
+                            end?: "low" | "high";
+                        })[];
+                        meld?: number;
+                    };
+                } | {
+                    release: {
+                        cards?: string[];
+                        meld?: number;
+                    };
+                } | {
+                    lay: (string[] | {
+                        cards?: string[];
+                        /** @enum {string} */
+                        kind?: "set" | "run";
+                    })[];
+                } | {
+                    shift: {
+                        card?: string;
+                        /** @enum {string} */
+                        end?: "low" | "high";
+                        meld?: number;
+                    };
+                })[];
+                /** @description the new stock, top first, on the turn that draws from an empty stock */
+                restock?: string[];
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        TurnOptionsResponse: {
+            /** @description the turn could end now without another play (a discard is listed, or the turn has ended); false in the draw phase */
+            can_end: boolean;
+            /** @description the best arrangement of the cards held now (null when the turn is not legal) */
+            hint: components["schemas"]["Hint"] | null;
+            legal: boolean;
+            /** @description every legal next play, each in the hand record's own shape (empty when the turn is not legal or has ended) */
+            options: components["schemas"]["Option"][];
+            /** @enum {string} */
+            phase: "draw" | "play" | "ended";
             violations: components["schemas"]["Violation"][];
         };
         Validate: {
@@ -1475,6 +1626,10 @@ export interface operations {
             query?: {
                 /** @description also answer `steps`: the state after the deal and after each turn (for viewers that step through the hand) */
                 steps?: boolean;
+                /** @description answer as this player sees the hand: their cards, and for everyone else only how many cards they hold (in `state` and every step); another player's stock draw shows no card. Not with `spectator`. */
+                view?: string;
+                /** @description answer as a spectator sees the hand: no hand's cards, counts only */
+                spectator?: boolean;
             };
             header?: never;
             path?: never;
@@ -1611,6 +1766,7 @@ export interface operations {
                      *         "hands": [
                      *           {
                      *             "cards": [],
+                     *             "count": 0,
                      *             "id": "ann"
                      *           },
                      *           {
@@ -1629,6 +1785,7 @@ export interface operations {
                      *               "Qs",
                      *               "Kc"
                      *             ],
+                     *             "count": 13,
                      *             "id": "bob"
                      *           }
                      *         ],
@@ -5207,6 +5364,205 @@ export interface operations {
                 };
             };
             /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listTurnOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "discard_top": "3d",
+                 *       "hand": [
+                 *         "Kh",
+                 *         "Ks",
+                 *         "Kd",
+                 *         "8h",
+                 *         "2c",
+                 *         "9d"
+                 *       ],
+                 *       "opened": true,
+                 *       "ruleset": "kaluki-hunt",
+                 *       "table": [
+                 *         [
+                 *           "5h",
+                 *           "6h",
+                 *           "7h"
+                 *         ]
+                 *       ],
+                 *       "turn": {
+                 *         "draw": {
+                 *           "card": "Qs",
+                 *           "from": "stock"
+                 *         },
+                 *         "plays": [
+                 *           {
+                 *             "meld": [
+                 *               "Kh",
+                 *               "Ks",
+                 *               "Kd"
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TurnOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "can_end": true,
+                     *       "hint": {
+                     *         "can_go_out": false,
+                     *         "deadwood": [
+                     *           "2c",
+                     *           "8h",
+                     *           "9d",
+                     *           "Qs"
+                     *         ],
+                     *         "deadwood_value": 29,
+                     *         "melds": []
+                     *       },
+                     *       "legal": true,
+                     *       "options": [
+                     *         {
+                     *           "build": {
+                     *             "cards": [
+                     *               "8h"
+                     *             ],
+                     *             "meld": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "discard": "2c"
+                     *         },
+                     *         {
+                     *           "discard": "8h"
+                     *         },
+                     *         {
+                     *           "discard": "9d"
+                     *         },
+                     *         {
+                     *           "discard": "Qs"
+                     *         }
+                     *       ],
+                     *       "phase": "play",
+                     *       "violations": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TurnOptionsResponse"];
+                };
+            };
+            /** @description The body is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed-json",
+                     *       "detail": "The body is not JSON.",
+                     *       "status": 400,
+                     *       "title": "Malformed JSON",
+                     *       "type": "/problems/malformed-json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,7 @@ const view = {
   text: null, // the record text of the ruling shown
   ruling: null, // the adjudicate answer
   step: 0,
+  as: "", // whose view: "" the referee's, "spectator", or a player id (SPEC §5 "Views")
   checker: null, // the last checker action, redone on a language switch
   asked: 0, // the newest submission: an answer to an older one is dropped
 };
@@ -198,7 +199,7 @@ async function rule(text, { keepStep = false, updateLink = true, focus = false }
   setBusy(true);
   let answer;
   try {
-    answer = await api("/v1/hands/adjudicate?steps=true", {
+    answer = await api(`/v1/hands/adjudicate?steps=true${viewQuery()}`, {
       body: text, contentType: isJson(text) ? "application/json" : "text/vnd.kaluki.hand",
     });
   } catch {
@@ -220,9 +221,93 @@ async function rule(text, { keepStep = false, updateLink = true, focus = false }
   const last = answer.data.steps.length - 1;
   view.step = keepStep ? Math.min(previous, last) : last;
   renderRuling();
+  renderViews();
   renderStep();
   if (updateLink) await updatePermalink(text);
   if (focus) focusOn($("verdict"));
+}
+
+// -- views: the hand as one player, or a spectator, sees it -----------------------------
+
+function viewQuery() {
+  if (view.as === "spectator") return "&spectator=true";
+  return view.as ? `&view=${encodeURIComponent(view.as)}` : "";
+}
+
+function renderViews() {
+  const select = $("view-as");
+  const players = view.ruling.state.hands.map((x) => x.id);
+  if (view.as && view.as !== "spectator" && !players.includes(view.as)) view.as = "";
+  select.replaceChildren(h("option", { value: "", text: t("view-referee") }),
+    h("option", { value: "spectator", text: t("view-spectator") }),
+    ...players.map((p) => h("option", { value: p, text: t("view-player", { player: p }) })));
+  select.value = view.as;
+}
+
+// -- what could be played here (POST /v1/turns/options) ------------------------------------
+
+function rulesetOf(text) {
+  if (isJson(text)) {
+    try { return JSON.parse(text).ruleset; } catch { return null; }
+  }
+  const line = text.split("\n").find((x) => /^\s*ruleset\s/.test(x));
+  if (!line) return null;
+  const value = line.replace(/^\s*ruleset\s+/, "").split("#")[0].trim();
+  try { return JSON.parse(value); } catch { return value; }
+}
+
+function optionText(o) {
+  if (o.draw) return o.draw.from === "stock" ? t("opt-draw-stock") : t("opt-draw-discard");
+  if (o.discard) return `${t("opt-discard")} ${o.discard}`;
+  if (o.meld) return `${t("opt-meld")} ${(Array.isArray(o.meld) ? o.meld : o.meld.cards).join(" ")}`;
+  const body = o.build || o.release;
+  const cards = body.cards.map((c) => (typeof c === "string" ? c
+    : `${c.card} (${c.end === "low" ? t("opt-end-low") : t("opt-end-high")})`)).join(" ");
+  return `${o.build ? t("opt-build", { meld: body.meld }) : t("opt-release", { meld: body.meld })} ${cards}`;
+}
+
+async function renderOptions(k) {
+  const box = $("step-options");
+  const r = view.ruling;
+  const step = r.steps[k];
+  const s = step.state;
+  const say = (text) => box.replaceChildren(h("p", { className: "muted", text }));
+  if (violationAt(step)) return say(t("options-at-violation"));
+  if (!s.next_player) return say(t("options-over"));
+  const hand = s.hands.find((x) => x.id === s.next_player);
+  if (!hand || !hand.cards) return say(t("options-hidden", { player: s.next_player }));
+  const ruleset = rulesetOf(view.text);
+  if (!ruleset) return say(t("options-none"));
+  const next = r.steps[k + 1] && r.steps[k + 1].played;
+  const drawn = next && next.draw && next.draw.card ? next.draw : null;
+  const base = {
+    ruleset, hand: hand.cards, opened: s.opened.includes(hand.id), discard_top: s.discard_top,
+    table: s.table.map((m) => (m.closed ? { cards: m.cards, closed: true } : m.cards)),
+  };
+  const asks = [{ label: t("options-before-draw", { player: hand.id }), turn: {} }];
+  if (drawn) asks.push({ label: t("options-after-draw", { player: hand.id, card: drawn.card }), turn: { draw: drawn } });
+  const parts = [];
+  for (const ask of asks) {
+    let answer;
+    try {
+      answer = await api("/v1/turns/options", { body: JSON.stringify({ ...base, turn: ask.turn }) });
+    } catch {
+      return say(t("network-error"));
+    }
+    if (view.step !== k || view.ruling !== r) return null; // the page moved on meanwhile
+    const list = h("ul", { className: "option-list" });
+    const options = answer.ok && answer.data ? answer.data.options : [];
+    for (const o of options.slice(0, 40)) list.append(h("li", { text: optionText(o) }));
+    if (options.length > 40) list.append(h("li", { className: "muted", text: t("options-more", { n: options.length - 40 }) }));
+    if (!options.length) list.append(h("li", { className: "muted", text: t("options-none") }));
+    parts.push(h("h4", { text: `${ask.label} · ${countOptions(options.length)}` }), list);
+  }
+  box.replaceChildren(...parts);
+  return null;
+}
+
+function countOptions(n) {
+  return t("options-count", { n });
 }
 
 // -- the ruling -----------------------------------------------------------------------
@@ -476,16 +561,18 @@ function renderStep() {
   hands.replaceChildren();
   for (const hand of s.hands) {
     const tags = [];
+    const n = hand.cards ? hand.cards.length : hand.count; // a view hides other hands' cards
     if (s.opened.includes(hand.id)) tags.push(t(s.contract ? "down" : "opened"));
     if (s.calls_made && s.calls_made[hand.id]) tags.push(t("calls-made", { count: s.calls_made[hand.id] }));
     if (s.next_player === hand.id) tags.push(t("to-play"));
-    if (!hand.cards.length) tags.push(t("out"));
+    if (!n) tags.push(t("out"));
     const head = h("h4", {}, h("span", { className: "player", text: hand.id }),
-      h("span", { className: "muted", text: ` · ${countLabel(hand.cards.length)}` }),
+      h("span", { className: "muted", text: ` · ${countLabel(n)}` }),
       ...tags.map((x) => h("span", { className: "tag", text: x })));
     hands.append(h("div", { className: "hand", "data-player": hand.id }, head,
-      hand.cards.length ? cardRow(hand.cards, { label: hand.id }) : null));
+      hand.cards && n ? cardRow(hand.cards, { label: hand.id }) : null));
   }
+  renderOptions(k);
 }
 
 function go(delta, absolute = null) {
@@ -656,6 +743,10 @@ function wire() {
     if (!(e.key in moves)) return;
     e.preventDefault();
     go(...moves[e.key]);
+  });
+  $("view-as").addEventListener("change", (e) => {
+    view.as = e.target.value;
+    if (view.text) rule(view.text, { keepStep: true, updateLink: false });
   });
   $("copy-link").addEventListener("click", copyLink);
   $("check-meld").addEventListener("click", () => { view.checker = checkMeld; checkMeld(); });
