@@ -36,7 +36,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -132,21 +132,36 @@ class Match:
     head: str  # the last entry's hash (64 zeros when empty)
     created: str | None
     token_hash: str
+    title: str | None = None  # SPEC §7.1: display text, NFC
+    names: Mapping[str, str] = field(default_factory=dict)  # player id -> display name
+    stakes: Mapping[str, str] | None = None  # currency and amounts, to the minor unit
 
     @property
     def rules(self) -> RuleSet:
         return resolve(self.ruleset)
 
     def meta(self) -> dict[str, Any]:
-        return {"ruleset": self.ruleset, "players": list(self.players),
-                "match_end": self.config.to_dict(), "created": self.created}
+        out = {"ruleset": self.ruleset, "players": list(self.players),
+               "match_end": self.config.to_dict(), "created": self.created}
+        if self.title is not None:
+            out["title"] = self.title
+        if self.names:
+            out["names"] = dict(self.names)
+        if self.stakes is not None:
+            out["stakes"] = dict(self.stakes)
+        return out
+
+    def name(self, player: str) -> str:
+        """The player's display name (the id where none was given)."""
+        return self.names.get(player, player)
 
     @classmethod
     def from_stored(cls, match_id: str, meta: Mapping[str, Any], state: Mapping[str, Any],
                     version: int, head: str, token: str) -> Match:
         return cls(match_id, meta["ruleset"], tuple(meta["players"]),
                    MatchEnd.from_dict(meta["match_end"]), MatchState.from_dict(state), version, head,
-                   meta.get("created"), token)
+                   meta.get("created"), token, meta.get("title"), meta.get("names") or {},
+                   meta.get("stakes"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +227,9 @@ class Export:
         m = self.match
         return {"format": EXPORT_FORMAT, "id": m.id, "ruleset": m.ruleset,
                 "match_end": m.config.to_dict(), "players": list(m.players),
-                "created": m.created, "token_sha256": m.token_hash, "version": m.version,
+                "created": m.created, "title": m.title, "names": dict(m.names),
+                "stakes": None if m.stakes is None else dict(m.stakes),
+                "token_sha256": m.token_hash, "version": m.version,
                 "head": m.head, "hands_played": m.state.hands_played, "status": m.state.status,
                 "winner": m.state.winner, "standings": [s.to_dict() for s in m.state.standings],
                 "idempotency": [{"key": k, "fingerprint": fp, "seq": seq}
@@ -265,15 +282,19 @@ class LedgerService:
     # writing
 
     def create(self, ruleset: Any, players: Sequence[str],
-               overrides: Mapping[str, Any] | None = None) -> tuple[Match, str]:
-        """A new match and its write token (returned once; only its hash is stored)."""
+               overrides: Mapping[str, Any] | None = None, *, title: str | None = None,
+               names: Mapping[str, str] | None = None,
+               stakes: Mapping[str, str] | None = None) -> tuple[Match, str]:
+        """A new match and its write token (returned once; only its hash is stored).
+        ``title``, ``names`` (by player id) and ``stakes`` are checked by the API."""
         rules = resolve(ruleset)
         state = new_match(players, rules)
         config = match_end_of(rules, overrides)
         token = secrets.token_urlsafe(32)
         for _ in range(3):  # 96 random bits: a collision practically never happens
             match = Match(secrets.token_urlsafe(12), ruleset, tuple(state.players), config, state, 0,
-                          GENESIS, _now(), token_hash(token))
+                          GENESIS, _now(), token_hash(token), title, _names(names, state.players),
+                          stakes)
             outcome, _ = self.store.create(match.id, match.meta(), state.to_dict(),
                                            match.token_hash)
             if outcome == "ok":
@@ -347,8 +368,7 @@ class LedgerService:
                                     entry=text.decode(), new_head=entry.hash,
                                     state=new.to_dict())
             if res.kind == "ok":
-                after = Match(m.id, m.ruleset, m.players, m.config, new, m.version + 1,
-                              entry.hash, m.created, m.token_hash)
+                after = replace(m, state=new, version=m.version + 1, head=entry.hash)
                 return Appended(entry, after)
             if res.kind == "replay":
                 assert res.payload is not None
@@ -376,8 +396,7 @@ class LedgerService:
         raw = [orjson.loads(e) for e in self.store.entries(m.id, 0, seq)]
         state = fold(m.players, m.config, raw)
         entry = entry_from_data(raw[-1])
-        at = Match(m.id, m.ruleset, m.players, m.config, state, seq + 1, entry.hash, m.created,
-                   m.token_hash)
+        at = replace(m, state=state, version=seq + 1, head=entry.hash)
         return Appended(entry, at, replayed=True)
 
     # export and import
@@ -438,7 +457,8 @@ class LedgerService:
                 raise InvalidExport("rescore-mismatch", f"the export's {k} differ from the "
                                     "re-score", field=k)
         match = Match(doc["id"], ruleset, tuple(players), config, state, len(entries), head,
-                      doc.get("created") or _now(), doc["token_sha256"])
+                      doc.get("created") or _now(), doc["token_sha256"], doc.get("title"),
+                      _names(doc.get("names"), state.players), doc.get("stakes"))
         outcome, _ = self.store.create(
             match.id, match.meta(), mine, match.token_hash,
             [orjson.dumps(e).decode() for e in entries], head,
@@ -467,6 +487,22 @@ def _answered(items: Sequence[Any], count: int) -> list[tuple[str, str, int]]:
         seen.add(item["key"])
         out.append((item["key"], item["fingerprint"], item["seq"]))
     return out
+
+
+def _names(names: Mapping[str, str] | None, players: Sequence[str]) -> dict[str, str]:
+    """Display names by normalised player id, in seat order (every key must be a player)."""
+    given: dict[str, str] = {}
+    for k, v in (names or {}).items():
+        try:
+            given[player_id(k, "names")] = v
+        except PlayerIdError:
+            raise MatchError("validation-error", f"names: {k!r} is not a player of this match",
+                             "names") from None
+    unknown = set(given) - set(players)
+    if unknown:
+        raise MatchError("validation-error", f"names: {sorted(unknown)[0]!r} is not a player of "
+                         "this match", "names")
+    return {p: given[p] for p in players if p in given}
 
 
 def _no_key() -> tuple[bytes, str]:

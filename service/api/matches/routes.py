@@ -113,7 +113,8 @@ def view(m: Match) -> dict[str, Any]:
             "players": list(m.players), "hands_played": s.hands_played, "status": s.status,
             "winner": s.winner, "co_winners": list(s.co_winners),
             "standings": [x.to_dict() for x in s.standings], "version": m.version,
-            "head": m.head, "created": m.created}
+            "head": m.head, "created": m.created, "title": m.title, "names": dict(m.names),
+            "stakes": None if m.stakes is None else dict(m.stakes)}
 
 
 def _appended(a: Appended) -> Response:
@@ -170,8 +171,11 @@ def _problems(*statuses: int) -> Callable[[Callable[..., Any]], Callable[..., An
 @_problems(422, 503)
 def create(args: dict[str, Any]) -> Response:
     """Start a match: its id, its write token (shown only once) and the match."""
-    overrides = {k: v for k, v in args.items() if k not in ("ruleset", "players")}
-    m, token = _service().create(args["ruleset"], args["players"], overrides)
+    overrides = {k: v for k, v in args.items()
+                 if k not in ("ruleset", "players", "title", "names", "stakes")}
+    m, token = _service().create(args["ruleset"], args["players"], overrides,
+                                 title=args.get("title"), names=args.get("names"),
+                                 stakes=args.get("stakes"))
     body = {"id": m.id, "token": token, "match": view(m)}
     return json_response(body, 201, {"Location": f"/v1/matches/{m.id}",
                                      "ETag": etag(m.version, m.head)})

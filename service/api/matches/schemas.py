@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import (
+    RAISE,
+    Schema,
+    ValidationError,
+    fields,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from ...engine.rules import PARAMS_BY_NAME
+from ...i18n import N_
 from ...ledger.service import EXPORT_FORMAT
 from ..common import StrictSchema, ruleset_field
 from ..hands import PlayerScoreSchema, ScoreSchema
 from ..parsing import Bool, Int
+from ..problems import Problem
+from .texts import AMOUNTS, Amount, DisplayText, currency_digits, decimals, normalise_amount
 
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 MAX_PAGE = 200
@@ -44,9 +56,67 @@ class MatchEndFields(StrictSchema):
     buy_in_min_players = _match_end_field("buy_in_min_players")
 
 
+TITLE_MAX = 200
+NAME_MAX = 64
+REASON_MAX = 500
+
+
+class StakesSchema(StrictSchema):
+    """SPEC §7.1: the currency and the amounts, each written to the currency's minor unit."""
+
+    currency = fields.String(required=True, metadata={"description": "ISO 4217 code"})
+    stake = Amount(metadata={"description": "each player pays this into the pool at the start"})
+    buy_in = Amount(metadata={"description": "paid into the pool per buy-in"})
+    per_hand = Amount(metadata={"description": "each loser of a hand pays its winner"})
+    per_special = Amount(metadata={"description": "in place of per_hand after a special win"})
+    per_point = Amount(metadata={"description": "per point of difference between two totals"})
+
+    @validates_schema
+    def _digits(self, data: dict[str, Any], **kwargs: Any) -> None:
+        digits = currency_digits(data.get("currency", ""))
+        if digits is None:
+            raise Problem("invalid-currency", N_("{currency!r} is not an ISO 4217 currency "
+                                                 "code (e.g. \"EUR\")."),
+                          params={"currency": data.get("currency")},
+                          errors={"stakes.currency": ["not an ISO 4217 currency code"]})
+        bad = {k: [f"at most {digits} decimal(s) in {data['currency']}"]
+               for k in AMOUNTS if k in data and decimals(data[k]) > digits}
+        if bad:
+            raise ValidationError(bad)
+
+    @post_load
+    def _normalise(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        digits = currency_digits(data["currency"])
+        assert digits is not None
+        return {"currency": data["currency"],
+                **{k: normalise_amount(data[k], digits) for k in AMOUNTS if k in data}}
+
+
+def _nfc(text: Any) -> Any:
+    return unicodedata.normalize("NFC", text) if isinstance(text, str) else text
+
+
 class CreateMatchSchema(MatchEndFields):
     ruleset = ruleset_field()
     players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
+    title = DisplayText(TITLE_MAX, metadata={"description": "the match's title"})
+    names = fields.Dict(keys=fields.String(), values=DisplayText(NAME_MAX), metadata={
+        "description": "display names: {player id: name}, each a player of the match"})
+    stakes = fields.Nested(StakesSchema)
+
+    @validates_schema
+    def _names_are_players(self, data: dict[str, Any], **kwargs: Any) -> None:
+        players = {_nfc(p) for p in data.get("players", ())}
+        bad = {k: ["not a player of this match"] for k in data.get("names", {})
+               if _nfc(k) not in players}
+        if bad:
+            raise ValidationError({"names": bad})
+
+    @post_load
+    def _keys(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if "names" in data:
+            data["names"] = {_nfc(k): v for k, v in data["names"].items()}
+        return data
 
 
 class MatchScoreSchema(ScoreSchema):
@@ -104,6 +174,10 @@ class MatchSchema(Schema):
     version = Int(required=True, metadata={"description": "entries in the ledger"})
     head = fields.String(required=True, metadata={"description": "the last entry's hash"})
     created = fields.String(allow_none=True, required=True)
+    title = fields.String(allow_none=True, required=True)
+    names = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
+                        metadata={"description": "display names by player id"})
+    stakes = fields.Nested(StakesSchema, allow_none=True, required=True)
 
 
 class CreatedSchema(Schema):
@@ -150,6 +224,9 @@ class ExportSchema(Schema):
     match_end = fields.Dict()
     players = fields.List(fields.String())
     created = fields.String()
+    title = fields.String(allow_none=True)
+    names = fields.Dict(keys=fields.String(), values=fields.String())
+    stakes = fields.Nested(StakesSchema, allow_none=True)
     token_sha256 = fields.String()
     entries = fields.List(fields.Nested(EntrySchema))
     head = fields.String()
@@ -174,6 +251,10 @@ class ImportSchema(StrictSchema):
     match_end = fields.Nested(MatchEndFields, required=True)
     players = fields.List(_player_id(), required=True, validate=validate.Length(min=1, max=16))
     created = fields.String(load_default=None, allow_none=True)
+    title = DisplayText(TITLE_MAX, load_default=None, allow_none=True)
+    names = fields.Dict(keys=fields.String(), values=DisplayText(NAME_MAX), load_default=None,
+                        allow_none=True)
+    stakes = fields.Nested(StakesSchema, load_default=None, allow_none=True)
     token_sha256 = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"))
     entries = fields.List(fields.Dict(), required=True, validate=validate.Length(max=100_000))
     head = fields.String(required=True)
