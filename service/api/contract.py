@@ -262,6 +262,19 @@ def _ops() -> dict[tuple[str, str], Op]:
             auth="required", body=True, ledger=True),
         ("get", m + "/hands/{seq}"): Op("getHand", "Matches", {
             404: no_match + " Or no such entry (`entry-not-found`)."}, ledger=True),
+        ("post", m + "/hands/{seq}/corrections"): Op("correctHand", "Matches", {
+            400: "`Idempotency-Key` missing (`idempotency-key-required`) or longer than 255 "
+                 "characters (`idempotency-key-invalid`), or a body that is not JSON "
+                 "(`malformed-json`).",
+            401: "No token (`token-required`).", 403: "Wrong token (`token-invalid`).",
+            404: no_match + " Or no such entry (`entry-not-found`).",
+            409: "A later entry would become impossible (`correction-conflict`), or the match "
+                 "is full (`match-full`).",
+            412: "Stale `If-Match` (`precondition-failed`).",
+            422: body_422 + ", `invalid-correction` (the entry is not a hand), "
+                 "`idempotency-key-reused`, `illegal-record` (with `violations`), "
+                 "`hand-players`, `winner-holds-cards`, `unknown-winner`"},
+            auth="required", body=True, ledger=True),
     }
 
 

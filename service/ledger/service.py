@@ -46,9 +46,11 @@ from ..engine.match import (
     EntryError,
     MatchError,
     MatchState,
+    ReplayError,
     ScoredHand,
     apply_buy_in,
     apply_hand,
+    check_correction_target,
     fold,
     match_end_of,
     new_match,
@@ -62,6 +64,7 @@ from . import signing
 from .chain import GENESIS, ChainError, fingerprint, seal, verify
 from .errors import (
     Busy,
+    CorrectionConflict,
     EntryNotFound,
     EntryTooLarge,
     InvalidExport,
@@ -195,12 +198,49 @@ class BuyInEntry:
         return {"seq": self.seq, "type": "buy-in", "player": self.player, "hash": self.hash}
 
 
-Entry = HandEntry | BuyInEntry
+@dataclass(frozen=True, slots=True)
+class CorrectionEntry:
+    """SPEC §7.1: the hand ``corrects`` as it should have been (``scores`` …), or voided."""
+
+    seq: int
+    corrects: int
+    reason: str
+    void: bool
+    source: str | None
+    input: Mapping[str, Any] | None
+    winner: str | None
+    finish: str | None
+    special: bool | None
+    scores: tuple[PlayerScore, ...]
+    hash: str
+
+    type = "correction"
+
+    def to_data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seq": self.seq, "type": "correction", "corrects": self.corrects,
+                               "reason": self.reason}
+        if self.void:
+            out["void"] = True
+        else:
+            out.update({"source": self.source, "input": self.input, "winner": self.winner,
+                        "finish": self.finish, "special": self.special,
+                        "scores": [s.to_dict() for s in self.scores]})
+        out["hash"] = self.hash
+        return out
+
+
+Entry = HandEntry | BuyInEntry | CorrectionEntry
 
 
 def entry_from_data(d: Mapping[str, Any]) -> Entry:
     if d["type"] == "buy-in":
         return BuyInEntry(d["seq"], d["player"], d["hash"])
+    if d["type"] == "correction":
+        void = bool(d.get("void"))
+        return CorrectionEntry(d["seq"], d["corrects"], d["reason"], void, d.get("source"),
+                               d.get("input"), d.get("winner"), d.get("finish"),
+                               d.get("special"),
+                               tuple(PlayerScore(**s) for s in d.get("scores") or ()), d["hash"])
     return HandEntry(d["seq"], d["source"], d["input"], d["winner"], d["finish"], d["special"],
                      tuple(PlayerScore(**s) for s in d["scores"]), d["hash"])
 
@@ -247,6 +287,14 @@ class _BuyIn:
     player: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Correction:
+    seq: int  # as the client named it (a hand, or a correction of one)
+    reason: str
+    source: str | None  # None: void
+    input: Mapping[str, Any] | None
+
+
 # -- the service -------------------------------------------------------------------------
 
 class LedgerService:
@@ -266,18 +314,21 @@ class LedgerService:
             raise match_not_found(match_id)
         return Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
 
-    def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int]:
-        """Entries ``start`` … ``start + limit - 1`` (stored JSON) and the match's version."""
+    def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int, MatchState]:
+        """Entries ``start`` … ``start + limit - 1`` (stored JSON), the match's version and
+        its state (which says which hands are corrected)."""
         m = self.get(match_id)
         items = self.store.entries(match_id, start, start + limit - 1) if start < m.version else []
-        return items, m.version
+        return items, m.version, m.state
 
-    def entry(self, match_id: str, seq: int) -> str:
-        items = self.store.entries(match_id, seq, seq) if seq < 2 ** 62 else []
-        if not items:
+    def entry(self, match_id: str, seq: int) -> tuple[str, int | None]:
+        """Entry ``seq`` (stored JSON) and the seq of its latest correction, if any."""
+        text, state = self.store.entry_and_state(match_id, seq) if seq < 2 ** 62 else (None, None)
+        if text is None:
             self.get(match_id)  # 404 for the match first
             raise EntryNotFound(f"Match {match_id!r} has no entry {seq}.", seq=seq)
-        return items[0]
+        corrected = MatchState.from_dict(state).corrected_by(seq) if state else None
+        return text, corrected
 
     # writing
 
@@ -325,10 +376,55 @@ class LedgerService:
         return self._append(match_id, token, _BuyIn(player), key,
                             fingerprint({"kind": "buy-in", "body": request}), if_match)
 
-    def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn, key: str,
-                fp: str, if_match: IfMatch | None) -> Appended:
+    def correct(self, match_id: str, token: str | None, *, seq: int, reason: str,
+                source: str | None, body: Mapping[str, Any] | None, key: str, request: Any,
+                if_match: IfMatch | None = None) -> Appended:
+        """Correct hand ``seq`` (SPEC §7.1): ``source``/``body`` the hand as it should have
+        been (``score`` or ``record``), or ``source`` None to void it. One more entry in
+        the chain; the match re-folded from the corrected ledger. A later entry the
+        correction makes impossible is :class:`CorrectionConflict` and nothing changes."""
+        return self._append(match_id, token, _Correction(seq, reason, source, body), key,
+                            fingerprint({"kind": "correction", "seq": seq, "body": request}),
+                            if_match)
+
+    def _corrected(self, m: Match, c: _Correction, cache: dict[int, ScoredHand]
+                   ) -> tuple[dict[str, Any], MatchState]:
+        """The correction's entry (unsealed) and the match re-folded with it."""
+        raw = [orjson.loads(e) for e in self.store.entries(m.id, 0, m.version - 1)]
+        if len(raw) != m.version or (raw and raw[-1].get("hash") != m.head):
+            raise _Moved()
+        if not 0 <= c.seq < len(raw):
+            raise EntryNotFound(f"Match {m.id!r} has no entry {c.seq}.", seq=c.seq)
+        target = check_correction_target(raw, c.seq)
+        data: dict[str, Any] = {"seq": m.version, "type": "correction", "corrects": target,
+                                "reason": c.reason}
+        if c.source is None:
+            data["void"] = True
+        else:
+            assert c.input is not None
+            if 0 not in cache:
+                self._check_size(len(orjson.dumps(c.input)))
+                cache[0] = score_input(m.ruleset, m.rules, c.source, c.input, c.source)
+            scored = cache[0]
+            data.update({"source": c.source, "input": c.input, "winner": scored.winner,
+                         "finish": scored.finish, "special": scored.score.special,
+                         "scores": scored.scores_data()})
+        try:
+            state = fold(m.players, m.config, [*raw, data])
+        except ReplayError as exc:
+            if exc.seq == target:  # the corrected hand itself does not fit the match there
+                raise MatchError(exc.code, str(exc), c.source or exc.field) from None
+            raise CorrectionConflict(
+                f"With this correction of hand {target}, entry {exc.seq} could not have "
+                f"happened ({exc}); correct or void it first.", seq=exc.seq,
+                field="seq") from None
+        return data, state
+
+    def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn | _Correction,
+                key: str, fp: str, if_match: IfMatch | None) -> Appended:
         authorized = False
         scored: ScoredHand | None = None
+        cache: dict[int, ScoredHand] = {}
         for attempt in range(CAS_ATTEMPTS):
             s = self.store.load(match_id, key or None)
             if s is None:
@@ -356,10 +452,16 @@ class LedgerService:
                              "input": event.input, "winner": scored.winner,
                              "finish": scored.finish, "special": scored.score.special,
                              "scores": scored.scores_data()}, m.head)
-            else:
+            elif isinstance(event, _BuyIn):
                 new = apply_buy_in(m.state, m.config, event.player)
                 data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
                             m.head)
+            else:
+                try:
+                    unsealed, new = self._corrected(m, event, cache)
+                except _Moved:
+                    continue
+                data = seal(unsealed, m.head)
             entry = entry_from_data(data)
             text = orjson.dumps(data)
             self._check_size(len(text))
@@ -503,6 +605,10 @@ def _names(names: Mapping[str, str] | None, players: Sequence[str]) -> dict[str,
         raise MatchError("validation-error", f"names: {sorted(unknown)[0]!r} is not a player of "
                          "this match", "names")
     return {p: given[p] for p in players if p in given}
+
+
+class _Moved(Exception):
+    """The ledger moved on between reading the match and its entries: read again."""
 
 
 def _no_key() -> tuple[bytes, str]:

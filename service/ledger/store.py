@@ -365,6 +365,19 @@ class LedgerStore:
                                         stop)
         return entries
 
+    def entry_and_state(self, match_id: str, seq: int) -> tuple[str | None, dict[str, Any] | None]:
+        """Entry ``seq`` and the match's state, in one round trip."""
+        main, hands, _ = keys(match_id)
+
+        def run() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.lindex(hands, seq)
+            pipe.hget(main, "state")
+            return pipe.execute()
+
+        text, state = self._call("entry", run)
+        return text, (orjson.loads(state) if state else None)
+
     def delete(self, match_id: str) -> bool:
         """Delete the match, leaving its tombstone (its token hash)."""
         return bool(self._script("delete", self._delete, _all_keys(match_id), [self.tomb_ms]))

@@ -23,8 +23,9 @@ OPERATION_IDS = {
     "getHealth", "getReadiness", "validateMeld", "checkOpening", "buildOnMeld", "releaseJoker",
     "scoreHand", "analyzeHand", "adjudicateHand", "checkTurn", "createMatch", "importMatch",
     "getMatch", "deleteMatch", "buyIn", "exportMatch", "listHands", "appendHand", "getHand",
+    "correctHand",
     "listRuleSets", "getRuleSet", "listViolations", "getProblem"}
-NEEDS_TOKEN = {"appendHand", "buyIn", "deleteMatch", "exportMatch"}
+NEEDS_TOKEN = {"appendHand", "buyIn", "deleteMatch", "exportMatch", "correctHand"}
 TOKEN_OPTIONAL = {"importMatch"}  # only for an id that was deleted or expired (SPEC §7)
 COMPONENTS = {"Card", "MeldCard", "RuleSetRef", "Meld", "Violation", "HandRecord", "Turn", "Play",
               "Match", "Standing", "Problem"}

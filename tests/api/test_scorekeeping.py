@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 
+from service.ledger.chain import verify
 from tests.ledger.backends import (  # noqa: F401
     app,
     cluster_url,
@@ -117,3 +118,145 @@ def test_amounts_written_to_the_minor_unit(client):
     assert m["stakes"] == {"currency": "KWD", "stake": "1.500", "buy_in": "0.000"}
     _, _, m = create(client, stakes={"currency": "JPY", "per_hand": "100"})
     assert m["stakes"] == {"currency": "JPY", "per_hand": "100"}
+
+
+# -- corrections (SPEC §7.1 "Corrections") ---------------------------------------------------
+
+KIM_WINS = score("kim", kim=[], lou=["Qs", "4d"])  # kaluki-hunt: kim +20, lou penalty 14
+LOU_WINS = score("lou", kim=["Kh"], lou=[])  # lou +20, kim penalty 10
+
+
+def standings(m):
+    return {s["player"]: (s["points"], s["penalty"]) for s in m["standings"]}
+
+
+def test_a_correction_is_one_more_entry_and_refolds(client):
+    mid, token, _ = create(client)
+    append(client, mid, token, KIM_WINS)
+    append(client, mid, token, KIM_WINS)
+    r = correct(client, mid, token, 0, {"reason": "lou won that one", "score": LOU_WINS})
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    assert body["seq"] == 2 and body["type"] == "correction" and body["corrects"] == 0
+    assert body["reason"] == "lou won that one" and body["winner"] == "lou"
+    assert [s["id"] for s in body["scores"]] == ["kim", "lou"]
+    m = body["match"]
+    assert m["version"] == 3 and m["hands_played"] == 2 and m["head"] == body["hash"]
+    assert standings(m) == {"kim": (20, 10), "lou": (20, 14)}
+    won = {s["player"]: s["hands_won"] for s in m["standings"]}
+    assert won == {"kim": 1, "lou": 1}
+    hand = client.get(f"/v1/matches/{mid}/hands/0").get_json()
+    assert hand["corrected_by"] == 2
+    assert "corrected_by" not in client.get(f"/v1/matches/{mid}/hands/1").get_json()
+    items = client.get(f"/v1/matches/{mid}/hands").get_json()["items"]
+    assert items[0]["corrected_by"] == 2 and items[2]["type"] == "correction"
+    stored = [{k: v for k, v in e.items() if k != "corrected_by"} for e in items]
+    assert verify(stored) == m["head"]  # corrected_by is not part of the hashed entry
+
+
+def test_void_and_correction_of_a_correction(client):
+    mid, token, _ = create(client)
+    append(client, mid, token, KIM_WINS)
+    append(client, mid, token, LOU_WINS)
+    r = correct(client, mid, token, 1, {"reason": "not played", "void": True})
+    assert r.status_code == 201 and r.get_json()["void"] is True
+    m = r.get_json()["match"]
+    assert m["hands_played"] == 1 and standings(m) == {"kim": (20, 0), "lou": (0, 14)}
+    # correcting the correction (seq 2) corrects the latest version of hand 1
+    r = correct(client, mid, token, 2, {"reason": "it was played after all", "score": KIM_WINS})
+    assert r.status_code == 201 and r.get_json()["corrects"] == 1
+    m = r.get_json()["match"]
+    assert m["hands_played"] == 2 and standings(m) == {"kim": (40, 0), "lou": (0, 28)}
+    assert client.get(f"/v1/matches/{mid}/hands/1").get_json()["corrected_by"] == 3
+
+
+def test_correction_idempotency_and_if_match(client):
+    mid, token, _ = create(client)
+    append(client, mid, token, KIM_WINS)
+    body = {"reason": "typo", "score": LOU_WINS}
+    r1 = correct(client, mid, token, 0, body, key="fix-1")
+    r2 = correct(client, mid, token, 0, body, key="fix-1")
+    assert r2.status_code == 201 and r2.data == r1.data
+    assert r2.headers["Idempotent-Replayed"] == "true"
+    problem(correct(client, mid, token, 0, {**body, "reason": "other"}, key="fix-1"), 422,
+            "idempotency-key-reused")
+    problem(correct(client, mid, token, 0, body, **{"If-Match": '"1.0000000000000000"'}), 412,
+            "precondition-failed")
+    r = correct(client, mid, token, 0, body, **{"If-Match": r1.headers["ETag"]})
+    assert r.status_code == 201
+    problem(client.post(f"/v1/matches/{mid}/hands/0/corrections", json=body,
+                        headers={"Idempotency-Key": "x"}), 401, "token-required")
+    problem(correct(client, mid, "nope", 0, body), 403, "token-invalid")
+    problem(correct(client, mid, token, 9, body), 404, "entry-not-found")
+
+
+@pytest.mark.parametrize("body", [
+    {"score": KIM_WINS}, {"reason": "x"}, {"reason": "x", "void": True, "score": KIM_WINS},
+    {"reason": "", "void": True}, {"reason": "x" * 501, "void": True},
+    {"reason": "x", "void": False}, {"reason": "x", "void": "true"},
+])
+def test_bad_correction_bodies(client, body):
+    mid, token, _ = create(client)
+    append(client, mid, token, KIM_WINS)
+    problem(correct(client, mid, token, 0, body), 422, "validation-error")
+    assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1
+
+
+def test_correction_conflicts_change_nothing(client):
+    # kaluki-hunt, goal 40: after two kim wins (20 each) the match ends; a correction that
+    # makes hand 0 a Hunt (40) ends the match there and leaves hand 1 impossible
+    mid, token, _ = create(client, match_end="goal", goal_points=40)
+    append(client, mid, token, KIM_WINS)
+    done = append(client, mid, token, KIM_WINS)["match"]
+    assert done["status"] == "finished" and done["winner"] == "kim"
+    big = score("lou", "special", kim=["Kh"], lou=[])  # lou +40: ends the match at hand 0
+    before = client.get(f"/v1/matches/{mid}").get_json()
+    problem(correct(client, mid, token, 0, {"reason": "x", "score": big}), 409,
+            "correction-conflict")
+    assert client.get(f"/v1/matches/{mid}").get_json() == before
+    # a finished match may be corrected: voiding the last hand re-opens it
+    r = correct(client, mid, token, 1, {"reason": "never played", "void": True})
+    m = r.get_json()["match"]
+    assert (m["status"], m["winner"], m["hands_played"]) == ("in_progress", None, 1)
+    assert append(client, mid, token, LOU_WINS)["match"]["hands_played"] == 2
+
+
+def test_correction_conflict_with_a_buy_in(client):
+    # kaluki-uk, elimination over 20: cy goes out at hand 0 and buys in; a correction that
+    # keeps cy in makes the buy-in impossible (SPEC §7.1)
+    players = ("ann", "bob", "cy", "dee")
+    mid, token, _ = create(client, "kaluki-uk", players, elimination_over=20)
+    out = score("ann", ann=[], bob=["2c"], cy=["Kh", "Qh", "Js"], dee=["3c"])
+    append(client, mid, token, out)
+    r = client.post(f"/v1/matches/{mid}/buy-ins", json={"player": "cy"}, headers=auth(token))
+    assert r.status_code == 201, r.get_json()
+    mild = score("ann", ann=[], bob=["2c"], cy=["3h"], dee=["3c"])
+    problem(correct(client, mid, token, 0, {"reason": "cy held less", "score": mild}), 409,
+            "correction-conflict")
+    problem(correct(client, mid, token, 1, {"reason": "x", "void": True}), 422,
+            "invalid-correction")  # a buy-in is not a hand
+    # a correction that keeps cy eliminated re-enters cy at the penalty the re-fold gives
+    worse = score("bob", ann=["4c"], bob=[], cy=["Kh", "Qh", "Js"], dee=["3c"])
+    m = correct(client, mid, token, 0, {"reason": "bob went out", "score": worse}
+                ).get_json()["match"]
+    pen = {s["player"]: s["penalty"] for s in m["standings"]}
+    assert pen["cy"] == max(pen[p] for p in ("ann", "bob", "dee"))
+
+
+def test_export_import_carries_and_reverifies_corrections(client):
+    mid, token, _ = create(client, title="Friday", names={"kim": "Kim"})
+    append(client, mid, token, KIM_WINS)
+    append(client, mid, token, LOU_WINS)
+    correct(client, mid, token, 0, {"reason": "swap", "score": LOU_WINS})
+    correct(client, mid, token, 1, {"reason": "void", "void": True})
+    before = client.get(f"/v1/matches/{mid}").get_json()
+    ex = client.get(f"/v1/matches/{mid}/export", headers={"Authorization": f"Bearer {token}"})
+    doc = ex.get_json()
+    assert [e["type"] for e in doc["entries"]] == ["hand", "hand", "correction", "correction"]
+    assert client.delete(f"/v1/matches/{mid}", headers={"Authorization": f"Bearer {token}"}
+                         ).status_code == 204
+    r = client.post("/v1/matches/import", json=doc, headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 201, r.get_json()
+    after = client.get(f"/v1/matches/{mid}").get_json()
+    assert after == before
+    assert client.get(f"/v1/matches/{mid}/hands/1").get_json()["corrected_by"] == 3

@@ -24,7 +24,14 @@ from marshmallow import ValidationError
 
 from ...i18n import N_
 from ...ledger import get_service, limits
-from ...ledger.service import Appended, HandEntry, LedgerService, Match, match_not_found
+from ...ledger.service import (
+    Appended,
+    CorrectionEntry,
+    HandEntry,
+    LedgerService,
+    Match,
+    match_not_found,
+)
 from ..jsonio import json_response
 from ..parsing import Blueprint
 from ..problems import Problem
@@ -33,6 +40,7 @@ from .schemas import (
     AppendedSchema,
     AppendHandSchema,
     BuyInSchema,
+    CorrectionSchema,
     CreatedSchema,
     CreateMatchSchema,
     EntrySchema,
@@ -122,6 +130,9 @@ def _appended(a: Appended) -> Response:
     if isinstance(e, HandEntry):
         extra: dict[str, Any] = {"hand": m.state.hands_played, "special": e.special,
                                  "scores": e.to_data()["scores"]}
+    elif isinstance(e, CorrectionEntry):
+        extra = {k: v for k, v in e.to_data().items()
+                 if k not in ("seq", "hash", "input", "source")}
     else:
         extra = {"player": e.player}
     doc = {"seq": e.seq, **extra, "hash": e.hash, "match": view(m)}
@@ -247,7 +258,12 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
     _check_id(match_id)
     start = _parse_cursor(args.get("cursor"))
     limit = args["limit"]
-    items, version = _service().page(match_id, start, limit)
+    items, version, state = _service().page(match_id, start, limit)
+    if state.corrected:  # corrected hands show corrected_by (not part of the hashed entry)
+        by = dict(state.corrected)
+        items = [i if start + n not in by else
+                 orjson.dumps({**orjson.loads(i), "corrected_by": by[start + n]}).decode()
+                 for n, i in enumerate(items)]
     nxt = str(start + len(items)) if start + len(items) < version else None
     body = b'{"items":[' + b",".join(i.encode("utf-8") for i in items) + b'],"next_cursor":' + \
         orjson.dumps(nxt) + b"}"
@@ -261,9 +277,38 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
 @blp.response(200, EntrySchema)
 @_problems(404, 503)
 def get_entry(match_id: str, seq: int) -> Response:
-    """One ledger entry by its sequence number."""
+    """One ledger entry by its sequence number; a corrected hand also shows
+    ``corrected_by``, the seq of its latest correction (not part of the hashed entry)."""
     _check_id(match_id)
-    return json_response(_service().entry(match_id, seq).encode("utf-8"))
+    text, corrected_by = _service().entry(match_id, seq)
+    if corrected_by is None:
+        return json_response(text.encode("utf-8"))
+    return json_response({**orjson.loads(text), "corrected_by": corrected_by})
+
+
+@blp.route("/<match_id>/hands/<int:seq>/corrections", methods=["POST"])
+@blp.arguments(CorrectionSchema())
+@blp.response(201, AppendedSchema, headers={"Location": {"schema": {"type": "string"}},
+                                            "ETag": {"schema": {"type": "string"}}})
+@blp.doc(parameters=[
+    {"in": "header", "name": "Idempotency-Key", "required": True, "schema": {"type": "string"}},
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
+    {"in": "header", "name": "Authorization", "required": True,
+     "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(400, 401, 403, 404, 409, 412, 413, 422, 503)
+def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
+    """Correct hand ``seq`` (SPEC §7.1): the hand as it should have been (``score`` or
+    ``record``) or ``void``, with a ``reason``. One more entry in the chain; the
+    standings, match end, buy-ins and winner re-folded. 409 ``correction-conflict`` when a
+    later entry would become impossible (nothing changes)."""
+    _check_id(match_id)
+    key = _idempotency_key(required=True)
+    raw = request.get_json()
+    source = next((k for k in ("score", "record") if k in args), None)
+    return _appended(_service().correct(match_id, _bearer(), seq=seq, reason=args["reason"],
+                                        source=source,
+                                        body=raw[source] if source else None, key=key,
+                                        request=raw, if_match=_if_match()))
 
 
 @blp.route("/<match_id>/export", methods=["GET"])

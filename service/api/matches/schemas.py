@@ -141,6 +141,29 @@ class AppendHandSchema(StrictSchema):
                                   "record")
 
 
+class CorrectionSchema(StrictSchema):
+    """SPEC §7.1: a reason and exactly one of ``score``, ``record`` and ``void``."""
+
+    reason = DisplayText(REASON_MAX, required=True, metadata={"description": "why (1-500)"})
+    score = fields.Nested(MatchScoreSchema,
+                          metadata={"description": "the hand as it should have been scored"})
+    record = fields.Dict(metadata={"description": "the hand record as it should have been"})
+    void = Bool(metadata={"description": "true: the hand never counted"})
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
+        given = [k for k in ("score", "record", "void") if k in data]
+        if len(given) != 1:
+            raise ValidationError("give exactly one of \"score\", \"record\" and \"void\"",
+                                  "_schema")
+        if data.get("void") is False:
+            raise ValidationError(["only true: leave it out to correct the hand instead"],
+                                  "void")
+        if "ruleset" in data.get("record", {}):
+            raise ValidationError({"ruleset": ["the match's rule set applies; leave it out"]},
+                                  "record")
+
+
 class BuyInSchema(StrictSchema):
     player = fields.String(required=True, validate=validate.Length(min=1, max=64))
 
@@ -189,8 +212,13 @@ class CreatedSchema(Schema):
 
 class EntrySchema(Schema):
     seq = Int(required=True)
-    type = fields.String(required=True, metadata={"enum": ["hand", "buy-in"]})
+    type = fields.String(required=True, metadata={"enum": ["hand", "buy-in", "correction"]})
     hash = fields.String(required=True)
+    corrects = Int(metadata={"description": "corrections: the seq of the hand corrected"})
+    reason = fields.String(metadata={"description": "corrections: why"})
+    void = Bool(metadata={"description": "corrections: the hand never counted"})
+    corrected_by = Int(metadata={"description": "hands: the seq of the latest correction "
+                                                "(not part of the hashed entry)"})
 
     class Meta:
         unknown = "include"
@@ -198,6 +226,13 @@ class EntrySchema(Schema):
 
 class AppendedSchema(Schema):
     seq = Int(required=True)
+    type = fields.String(metadata={"enum": ["correction"],
+                                   "description": "corrections only"})
+    corrects = Int(metadata={"description": "corrections: the seq of the hand corrected"})
+    reason = fields.String(metadata={"description": "corrections: why"})
+    void = Bool(metadata={"description": "corrections: the hand never counted"})
+    winner = fields.String(metadata={"description": "corrections that score the hand"})
+    finish = fields.String(metadata={"description": "corrections that score the hand"})
     hand = Int(metadata={"description": "hands: the 1-based hand number"})
     player = fields.String(metadata={"description": "buy-ins: who bought back in"})
     hash = fields.String(required=True)
