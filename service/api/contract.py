@@ -262,6 +262,9 @@ def _ops() -> dict[tuple[str, str], Op]:
             auth="required", body=True, ledger=True),
         ("get", m + "/hands/{seq}"): Op("getHand", "Matches", {
             404: no_match + " Or no such entry (`entry-not-found`)."}, ledger=True),
+        ("get", m + "/sheet"): Op("getSheet", "Matches", {404: no_match}, ledger=True),
+        ("get", m + "/settlement"): Op("getSettlement", "Matches", {
+            404: no_match, 409: "The match has no stakes (`no-stakes`)."}, ledger=True),
         ("post", m + "/hands/{seq}/corrections"): Op("correctHand", "Matches", {
             400: "`Idempotency-Key` missing (`idempotency-key-required`) or longer than 255 "
                  "characters (`idempotency-key-invalid`), or a body that is not JSON "

@@ -160,6 +160,22 @@ def _finish(state: MatchState, contenders: Sequence[Standing]) -> MatchState:
     return replace(state, status=FINISHED, winner=None, co_winners=tuple(s.player for s in top))
 
 
+def provisional_winners(state: MatchState, end: MatchEnd) -> list[str]:
+    """The winner(s) of the match, or of the match if it ended now (SPEC §7.1 settlement
+    in progress): by the tie rule over every player (goal, hands), or over the players
+    still in (elimination: least penalty, then most points, then most hands won)."""
+    if state.status == FINISHED:
+        return [state.winner] if state.winner is not None else list(state.co_winners)
+    if end.mode == MatchEndMode.ELIMINATION:
+        still_in = [s for s in state.standings if not s.eliminated] or list(state.standings)
+
+        def key(s: Standing) -> tuple[int, int, int]:
+            return (s.penalty, -s.points, -s.hands_won)
+        best = min(key(s) for s in still_in)
+        return [s.player for s in still_in if key(s) == best]
+    return [s.player for s in _ranked_best(state.standings)]
+
+
 def _require_open(state: MatchState) -> None:
     if state.status == FINISHED:
         raise MatchError("match-finished", "the match is finished; it takes no more hands or buy-ins")

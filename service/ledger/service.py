@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -54,12 +55,15 @@ from ..engine.match import (
     fold,
     match_end_of,
     new_match,
+    provisional_winners,
     rescore,
     score_input,
 )
 from ..engine.players import PlayerIdError, player_id
-from ..engine.rules import MatchEnd, RuleSet, resolve
+from ..engine.rules import MatchEnd, RuleSet, ScoringMode, resolve
 from ..engine.scoring import PlayerScore
+from ..engine.settlement import HandResult, Transfer, balances, fewest_transfers
+from ..engine.sheet import rows as sheet_rows
 from . import signing
 from .chain import GENESIS, ChainError, fingerprint, seal, verify
 from .errors import (
@@ -72,6 +76,7 @@ from .errors import (
     MatchExists,
     MatchFull,
     MatchNotFound,
+    NoStakes,
     SignatureInvalid,
     Stale,
     TokenInvalid,
@@ -277,6 +282,14 @@ class Export:
 
 
 @dataclass(frozen=True, slots=True)
+class Settlement:
+    currency: str
+    final: bool
+    balances: Mapping[str, Decimal]  # seat order
+    transfers: tuple[Transfer, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Hand:
     source: str
     input: Mapping[str, Any]
@@ -313,6 +326,46 @@ class LedgerService:
         if s is None:
             raise match_not_found(match_id)
         return Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
+
+    def ledger(self, match_id: str) -> tuple[Match, list[dict[str, Any]]]:
+        """The match and its entries (parsed), read at one instant."""
+        s, entries = self.store.ledger(match_id)
+        if s is None:
+            raise match_not_found(match_id)
+        m = Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
+        return m, [orjson.loads(e) for e in entries]
+
+    def settlement(self, match_id: str, digits_of: Callable[[str], int | None]) -> Settlement:
+        """Who owes whom under the match's stakes (SPEC §7.1); ``digits_of`` gives a
+        currency's minor digits. :class:`NoStakes` for a match without stakes."""
+        m, entries = self.ledger(match_id)
+        if m.stakes is None:
+            raise NoStakes(f"Match {m.id!r} has no stakes to settle.", id=m.id)
+        st = m.stakes
+        digits = digits_of(st["currency"])
+        if digits is None:  # checked at creation; Babel's data cannot lose a currency
+            digits = max((len(v.partition(".")[2]) for k, v in st.items() if k != "currency"),
+                         default=2)
+
+        def amount(name: str) -> Decimal:
+            return Decimal(st.get(name, "0"))
+
+        state = m.state
+        scoring = m.rules.scoring
+        totals = {s.player: (s.penalty if scoring == ScoringMode.PENALTY else s.points
+                             if scoring == ScoringMode.WINNER_COLLECTS else s.points - s.penalty)
+                  for s in state.standings}
+        hands = [HandResult(r.winner, r.special, tuple(p for p, _, _ in r.cells))
+                 for r in sheet_rows(entries)]
+        bal = balances(list(m.players), digits, stake=amount("stake"), buy_in=amount("buy_in"),
+                       per_hand=amount("per_hand"),
+                       per_special=Decimal(st["per_special"]) if "per_special" in st else None,
+                       per_point=amount("per_point"),
+                       winners=provisional_winners(state, m.config),
+                       buy_ins={s.player: s.buy_ins for s in state.standings}, hands=hands,
+                       totals=totals, lower_is_better=scoring == ScoringMode.PENALTY)
+        return Settlement(st["currency"], state.status == "finished", bal,
+                          tuple(fewest_transfers(bal)))
 
     def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int, MatchState]:
         """Entries ``start`` … ``start + limit - 1`` (stored JSON), the match's version and

@@ -95,6 +95,13 @@ if not m[1] then return {} end
 return {m, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3])}
 """
 
+# KEYS: main, hands.  The match and its entries at one instant.
+LEDGER_LUA = """
+local m = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')
+if not m[1] then return {} end
+return {m, redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
 # KEYS: main, hands, idem, tomb.  ARGV: tomb_ms.  Leaves the tombstone (token hash).
 DELETE_LUA = """
 local token = redis.call('HGET', KEYS[1], 'token')
@@ -242,6 +249,7 @@ class LedgerStore:
         self._append = client.register_script(APPEND_LUA)  # type: ignore[misc]
         self._delete = client.register_script(DELETE_LUA)  # type: ignore[misc]
         self._snapshot = client.register_script(SNAPSHOT_LUA)  # type: ignore[misc]
+        self._ledger = client.register_script(LEDGER_LUA)  # type: ignore[misc]
 
     def _call(self, op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         observer = self.observer
@@ -325,6 +333,15 @@ class LedgerStore:
         stored = Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
                         token, None)
         return stored, entries, answered
+
+    def ledger(self, match_id: str) -> tuple[Stored | None, list[str]]:
+        """The match and its entries, read at one instant."""
+        res = self._call("ledger", self._ledger, keys=list(keys(match_id)[:2]), args=[])
+        if not res:
+            return None, []
+        (meta, state, version, head, token), entries = res
+        return Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
+                      token, None), entries
 
     def load(self, match_id: str, idem_key: str | None = None) -> Stored | None:
         main, _, idem = keys(match_id)

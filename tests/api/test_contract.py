@@ -23,7 +23,7 @@ OPERATION_IDS = {
     "getHealth", "getReadiness", "validateMeld", "checkOpening", "buildOnMeld", "releaseJoker",
     "scoreHand", "analyzeHand", "adjudicateHand", "checkTurn", "createMatch", "importMatch",
     "getMatch", "deleteMatch", "buyIn", "exportMatch", "listHands", "appendHand", "getHand",
-    "correctHand",
+    "correctHand", "getSheet", "getSettlement",
     "listRuleSets", "getRuleSet", "listViolations", "getProblem"}
 NEEDS_TOKEN = {"appendHand", "buyIn", "deleteMatch", "exportMatch", "correctHand"}
 TOKEN_OPTIONAL = {"importMatch"}  # only for an id that was deleted or expired (SPEC §7)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import uuid
+from decimal import Decimal
 
 import pytest
 
@@ -260,3 +263,76 @@ def test_export_import_carries_and_reverifies_corrections(client):
     after = client.get(f"/v1/matches/{mid}").get_json()
     assert after == before
     assert client.get(f"/v1/matches/{mid}/hands/1").get_json()["corrected_by"] == 3
+
+
+# -- score sheet (SPEC §7.1 "Score sheet") --------------------------------------------------
+
+def test_sheet_json_and_csv_with_corrections_and_formula_names(client):
+    evil = "=HYPERLINK(\"http://x\",\"y\")"
+    mid, token, _ = create(client, "kaluki-hunt", ("kim", "-lou"), title="=cmd|' /C calc'!A0",
+                           names={"kim": evil})
+    for body in (KIM_WINS, KIM_WINS, KIM_WINS):
+        append(client, mid, token, {**body, "players": [
+            {"id": "kim", "cards": []}, {"id": "-lou", "cards": ["Qs", "4d"]}]})
+    lou = score("-lou", kim=["Kh"], **{"-lou": []})
+    correct(client, mid, token, 1, {"reason": "-lou won", "score": lou})
+    correct(client, mid, token, 2, {"reason": "not played", "void": True})
+    doc = client.get(f"/v1/matches/{mid}/sheet").get_json()
+    assert doc["players"] == [{"id": "kim", "name": evil}, {"id": "-lou", "name": "-lou"}]
+    assert [(r["seq"], r["winner"], r["corrected"]) for r in doc["rows"]] == [
+        (0, "kim", False), (1, "-lou", True)]  # hand 2 voided: left out
+    assert "round" not in doc["rows"][0]  # kaluki-hunt has no rounds
+    assert doc["rows"][1]["cells"] == {"kim": {"points": 0, "penalty": 10},
+                                       "-lou": {"points": 20, "penalty": 0}}
+    assert doc["totals"] == {"kim": {"points": 20, "penalty": 10},
+                             "-lou": {"points": 20, "penalty": 14}}
+    r = client.get(f"/v1/matches/{mid}/sheet", headers={"Accept": "text/csv"})
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    text = r.get_data(as_text=True)
+    assert "\r\n" in text and "calc" not in text  # RFC 4180 line ends; no title line
+    table = list(csv.reader(io.StringIO(text, newline="")))
+    assert table[0] == ["seq", "winner", "finish", f"'{evil} points", f"'{evil} penalty",
+                        "'-lou points", "'-lou penalty"]
+    assert table[1] == ["0", f"'{evil}", "out", "20", "0", "0", "14"]
+    assert table[2] == ["1", "'-lou", "out", "0", "10", "20", "0"]
+    assert table[-1] == ["total", "", "", "20", "10", "20", "14"]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+                   for row in table for cell in row if not cell.lstrip("-").isdigit())
+
+
+def test_sheet_of_an_unknown_match_is_404(client):
+    problem(client.get("/v1/matches/AAAAAAAAAAAAAAAA/sheet"), 404, "match-not-found")
+
+
+# -- settlement (SPEC §7.1 "Settlement") ----------------------------------------------------
+
+def test_settlement_needs_stakes(client):
+    mid, _, _ = create(client)
+    problem(client.get(f"/v1/matches/{mid}/settlement"), 409, "no-stakes")
+
+
+def test_settlement_in_progress_and_final(client):
+    stakes = {"currency": "EUR", "stake": "5", "per_hand": "0.50", "per_point": "0.01"}
+    mid, token, _ = create(client, "kaluki-hunt", ("kim", "lou", "max"), match_end="hands",
+                           match_hands=2, stakes=stakes)
+    three = score("kim", kim=[], lou=["Qs"], max=["4d"])
+    append(client, mid, token, three)
+    s = client.get(f"/v1/matches/{mid}/settlement").get_json()
+    assert s["currency"] == "EUR" and s["final"] is False
+    bal = {b["player"]: Decimal(b["amount"]) for b in s["balances"]}
+    assert sum(bal.values()) == 0
+    # kaluki-hunt (bonus_penalty): totals kim 20, lou -10, max -4; pool 15.00 to kim
+    # kim: +10 pool, +1.00 per hand, +0.30 +0.24 per point; lou pays max 0.06 (-10 vs -4)
+    assert bal == {"kim": Decimal("11.54"), "lou": Decimal("-5.86"), "max": Decimal("-5.68")}
+    assert all(b["amount"].count(".") == 1 and len(b["amount"].split(".")[1]) == 2
+               for b in s["balances"])
+    assert len(s["transfers"]) == 2
+    append(client, mid, token, three)
+    s = client.get(f"/v1/matches/{mid}/settlement").get_json()
+    assert s["final"] is True
+    paid = {}
+    for t in s["transfers"]:
+        paid[t["from"]] = paid.get(t["from"], 0) - Decimal(t["amount"])
+        paid[t["to"]] = paid.get(t["to"], 0) + Decimal(t["amount"])
+    assert paid == {b["player"]: Decimal(b["amount"]) for b in s["balances"]
+                    if Decimal(b["amount"]) != 0}

@@ -50,7 +50,11 @@ from .schemas import (
     MatchScoreSchema,
     PageArgs,
     PageSchema,
+    SettlementSchema,
+    SheetSchema,
 )
+from .sheet import sheet, sheet_csv
+from .texts import currency_digits
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
                 description="Match ledgers: scored hands in a hash chain, with standings.")
@@ -309,6 +313,44 @@ def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
                                         source=source,
                                         body=raw[source] if source else None, key=key,
                                         request=raw, if_match=_if_match()))
+
+
+@blp.route("/<match_id>/sheet", methods=["GET"])
+@blp.response(200, SheetSchema, content_type="application/json")
+@blp.alt_response(200, description="The sheet as RFC 4180 CSV (`Accept: text/csv`).",
+                  content_type="text/csv", success=True)
+@_problems(404, 503)
+def get_sheet(match_id: str) -> Response:
+    """The match as a score sheet: a row per hand as it counts (corrected values; voided
+    hands left out), totals, display names. JSON, or RFC 4180 CSV with ``Accept: text/csv``
+    (text from clients that could start a spreadsheet formula gets a leading ``'``)."""
+    _check_id(match_id)
+    m, entries = _service().ledger(match_id)
+    best = request.accept_mimetypes.best_match(["application/json", "text/csv"],
+                                               default="application/json")
+    if best == "text/csv" and request.accept_mimetypes["text/csv"] > \
+            request.accept_mimetypes["application/json"]:
+        return Response(sheet_csv(m, entries), mimetype="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="match-{m.id}.csv"',
+            "ETag": etag(m.version, m.head), "Vary": "Accept"})
+    doc, _ = sheet(m, entries)
+    return json_response(doc, headers={"ETag": etag(m.version, m.head), "Vary": "Accept"})
+
+
+@blp.route("/<match_id>/settlement", methods=["GET"])
+@blp.response(200, SettlementSchema)
+@_problems(404, 409, 503)
+def get_settlement(match_id: str) -> Response:
+    """Who owes whom under the match's stakes (SPEC §7.1): balances summing to zero and
+    the fewest transfers that settle them; ``final`` false while the match is in progress
+    (the settlement if it ended now). 409 ``no-stakes`` for a match without stakes."""
+    _check_id(match_id)
+    s = _service().settlement(match_id, currency_digits)
+    return json_response({
+        "currency": s.currency, "final": s.final,
+        "balances": [{"player": p, "amount": f"{a:f}"} for p, a in s.balances.items()],
+        "transfers": [{"from": t.payer, "to": t.payee, "amount": f"{t.amount:f}"}
+                      for t in s.transfers]})
 
 
 @blp.route("/<match_id>/export", methods=["GET"])

@@ -305,3 +305,53 @@ class ImportSchema(StrictSchema):
     signature = fields.String(load_default=None, metadata={
         "description": "HMAC-SHA256 (hex) by the service; an import without a valid one "
                        "is 422 signature-invalid"})
+
+
+class CellSchema(Schema):
+    points = Int(required=True)
+    penalty = Int(required=True)
+
+
+class SheetPlayerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "display name (else the id)"})
+
+
+class SheetRowSchema(Schema):
+    seq = Int(required=True, metadata={"description": "the hand's (original) seq"})
+    round = Int(allow_none=True, metadata={"description": "where the rule set has rounds"})
+    winner = fields.String(required=True)
+    finish = fields.String(required=True)
+    corrected = Bool(required=True, metadata={"description": "shown as corrected"})
+    cells = fields.Dict(keys=fields.String(), values=fields.Nested(CellSchema), required=True,
+                        metadata={"description": "by player id: what the hand added"})
+
+
+class SheetSchema(Schema):
+    id = fields.String(required=True)
+    title = fields.String(allow_none=True, required=True)
+    players = fields.List(fields.Nested(SheetPlayerSchema), required=True)
+    rows = fields.List(fields.Nested(SheetRowSchema), required=True)
+    totals = fields.Dict(keys=fields.String(), values=fields.Nested(CellSchema), required=True,
+                         metadata={"description": "by player id: the standings"})
+
+
+class BalanceSchema(Schema):
+    player = fields.String(required=True)
+    amount = fields.String(required=True, metadata={
+        "description": "decimal, to the minor unit; positive: receives"})
+
+
+class TransferSchema(Schema):
+    from_ = fields.String(required=True, data_key="from")
+    to = fields.String(required=True)
+    amount = fields.String(required=True, metadata={"description": "decimal, to the minor unit"})
+
+
+class SettlementSchema(Schema):
+    currency = fields.String(required=True)
+    final = Bool(required=True, metadata={"description": "false while the match is in progress"})
+    balances = fields.List(fields.Nested(BalanceSchema), required=True,
+                           metadata={"description": "every player, summing to exactly zero"})
+    transfers = fields.List(fields.Nested(TransferSchema), required=True,
+                            metadata={"description": "the fewest payments that settle them"})
