@@ -57,7 +57,11 @@ threads = int(_threads or "1")
 worker_class = (os.environ.get("GUNICORN_WORKER_CLASS")
                 or ("gevent" if _threads is None else "gthread" if threads > 1 else "sync"))
 _gevent = "gevent" in worker_class
-# connections one gevent worker holds at once (each idle one costs a greenlet and a socket)
+# connections one gevent worker holds at once (each idle one costs a greenlet and a socket);
+# a live event stream (GET /v1/matches/{id}/events) is one of them, held as a greenlet
+# that waits on the worker's one Redis pub/sub listener: keep this above
+# EVENTS_MAX_SUBSCRIBERS (default 1000 streams a worker) with room for other requests.
+# Under gthread/sync a stream holds a thread for its whole life: use gevent for events.
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 10

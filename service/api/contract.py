@@ -262,6 +262,12 @@ def _ops() -> dict[tuple[str, str], Op]:
             auth="required", body=True, ledger=True),
         ("get", m + "/hands/{seq}"): Op("getHand", "Matches", {
             404: no_match + " Or no such entry (`entry-not-found`)."}, ledger=True),
+        ("get", m + "/events"): Op("streamEvents", "Matches", {
+            404: no_match, 422: "A `Last-Event-ID` or `after` that is not an event id "
+                                "(`invalid-cursor`).",
+            503: "Redis is unreachable (`ledger-unavailable`), or this instance serves "
+                 "`EVENTS_MAX_SUBSCRIBERS` streams (`too-many-subscribers`). Retry after "
+                 "`Retry-After` seconds."}, ledger=True),
         ("get", m + "/sheet"): Op("getSheet", "Matches", {404: no_match}, ledger=True),
         ("get", m + "/settlement"): Op("getSettlement", "Matches", {
             404: no_match, 409: "The match has no stakes (`no-stakes`)."}, ledger=True),
@@ -521,6 +527,15 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
     turn = schemas["TurnCheck"]["properties"]["turn"]
     schemas["TurnCheck"]["properties"]["turn"] = {**ref("Turn"), **(
         {"description": turn["description"]} if "description" in turn else {})}
+    # the live events: a stream, in two media types
+    from .matches.routes import EVENTS_EXAMPLE
+
+    events = paths["/v1/matches/{match_id}/events"]["get"]["responses"]["200"]
+    events["content"] = {
+        "text/event-stream": {"schema": {"type": "string"}, "example": EVENTS_EXAMPLE},
+        "application/x-ndjson": {"schema": {"type": "string"}, "example": (
+            '{"id": 0, "event": "hand", "data": {"entry": {…}, "match": {…}}}\n'
+            '{"event": "heartbeat"}\n')}}
     # DELETE answers no body
     for code, response in paths["/v1/matches/{match_id}"]["delete"]["responses"].items():
         if code == "204":

@@ -56,6 +56,7 @@ from .errors import LedgerError
 log = logging.getLogger(__name__)
 
 PREFIX = "kaluki"
+CHANNEL = "kaluki:events"  # every write script publishes its match's key here (events.py)
 DEFAULT_TTL = 30 * 24 * 3600
 
 FIELDS = ("meta", "state", "version", "head", "token")
@@ -108,6 +109,7 @@ local token = redis.call('HGET', KEYS[1], 'token')
 if not token then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SET', KEYS[4], token, 'PX', ARGV[1])
+redis.call('PUBLISH', 'kaluki:events', KEYS[1])
 return 1
 """
 
@@ -133,6 +135,7 @@ if ARGV[1] ~= '' then
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[8]) end
 redis.call('SET', KEYS[4], redis.call('HGET', KEYS[1], 'token'), 'PX', ARGV[9])
+redis.call('PUBLISH', 'kaluki:events', KEYS[1])
 return {'ok', tostring(version)}
 """
 

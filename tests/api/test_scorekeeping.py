@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import uuid
 from decimal import Decimal
 
@@ -336,3 +337,40 @@ def test_settlement_in_progress_and_final(client):
         paid[t["to"]] = paid.get(t["to"], 0) + Decimal(t["amount"])
     assert paid == {b["player"]: Decimal(b["amount"]) for b in s["balances"]
                     if Decimal(b["amount"]) != 0}
+
+
+# -- live events, in-process (the cross-instance checks: tests/ledger/test_events.py) --------
+
+def test_events_of_a_finished_match_then_finished_and_end(client):
+    mid, token, _ = create(client, match_end="hands", match_hands=1)
+    append(client, mid, token, KIM_WINS)
+    correct(client, mid, token, 0, {"reason": "lou won", "score": LOU_WINS})  # after the finish
+    r = client.get(f"/v1/matches/{mid}/events")
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    assert r.headers["X-Accel-Buffering"] == "no" and r.headers["Cache-Control"] == "no-cache"
+    blocks = [b for b in r.get_data(as_text=True).split("\n\n") if b.startswith("id:")]
+    heads = [tuple(line.split(": ", 1)[1] for line in b.split("\n")[:2]) for b in blocks]
+    assert heads == [("0", "hand"), ("1", "correction"), ("1", "finished")]
+    r = client.get(f"/v1/matches/{mid}/events", headers={"Accept": "application/x-ndjson",
+                                                          "Last-Event-ID": "0"})
+    lines = [json.loads(x) for x in r.get_data(as_text=True).splitlines()]
+    assert [(x["id"], x["event"]) for x in lines] == [(1, "correction"), (1, "finished")]
+    assert lines[-1]["data"]["match"]["winner"] == "lou"
+    r = client.get(f"/v1/matches/{mid}/events?after=0",
+                   headers={"Accept": "application/x-ndjson", "Last-Event-ID": "1"})
+    assert [json.loads(x)["event"] for x in r.get_data(as_text=True).splitlines()] == [
+        "finished"]  # the header wins over ?after
+
+
+def test_events_refusals(client, app):  # noqa: F811
+    problem(client.get("/v1/matches/AAAAAAAAAAAAAAAA/events"), 404, "match-not-found")
+    mid, _, _ = create(client)
+    problem(client.get(f"/v1/matches/{mid}/events", headers={"Last-Event-ID": "x1"}), 422,
+            "invalid-cursor")
+    problem(client.get(f"/v1/matches/{mid}/events?after=-1"), 422, "invalid-cursor")
+    hub = app.extensions["kaluki_events"]
+    assert hub.open == 0  # the refused and the 404 streams gave their slots back
+    hub.max_subscribers = 0
+    r = client.get(f"/v1/matches/{mid}/events")
+    problem(r, 503, "too-many-subscribers")
+    assert r.headers["Retry-After"]

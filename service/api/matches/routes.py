@@ -35,6 +35,7 @@ from ...ledger.service import (
 from ..jsonio import json_response
 from ..parsing import Blueprint
 from ..problems import Problem
+from .events import EventHub
 from .schemas import (
     ID_RE,
     AppendedSchema,
@@ -351,6 +352,65 @@ def get_settlement(match_id: str) -> Response:
         "balances": [{"player": p, "amount": f"{a:f}"} for p, a in s.balances.items()],
         "transfers": [{"from": t.payer, "to": t.payee, "amount": f"{t.amount:f}"}
                       for t in s.transfers]})
+
+
+EVENTS_EXAMPLE = (
+    'retry: 1000\n\nid: 0\nevent: hand\ndata: {"entry": {"seq": 0, "type": "hand", …}, '
+    '"match": {"id": "c2VjcmV0LW1hdGNo", "hands_played": 1, …}}\n\n: heartbeat\n\n')
+NDJSON = "application/x-ndjson"
+
+
+def _hub() -> EventHub:
+    hub: EventHub | None = current_app.extensions.get("kaluki_events")
+    if hub is None:
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        hub = app.extensions["kaluki_events"] = EventHub(
+            lambda: get_service(app), view, app.config,
+            app.extensions.get("kaluki_events_observer"))
+    return hub
+
+
+def _resume_after() -> int:
+    """The seq to resume after: ``Last-Event-ID`` (it wins) or ``?after=``; -1 for all."""
+    text = request.headers.get("Last-Event-ID")
+    where = "Last-Event-ID"
+    if text is None:
+        text, where = request.args.get("after"), "after"
+    if text is None or text.strip() == "":
+        return -1
+    text = text.strip()
+    if not text.isdecimal() or len(text) > 9:
+        raise Problem("invalid-cursor", "Resume after the id (seq) of the last event received.",
+                      errors={where: ["not an event id"]})
+    return int(text)
+
+
+@blp.route("/<match_id>/events", methods=["GET"])
+@blp.doc(parameters=[
+    {"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
+     "description": "resume after this event's id (the entry's seq); wins over ?after"},
+    {"in": "query", "name": "after", "required": False, "schema": {"type": "integer"},
+     "description": "resume after this seq"}])
+@blp.response(200, description="The match's entries as they happen: Server-Sent Events, or "
+              "NDJSON with `Accept: application/x-ndjson`.", content_type="text/event-stream")
+@_problems(404, 422, 503)
+def events(match_id: str) -> Response:
+    """Live events (SPEC §7.1): every entry so far (or after ``Last-Event-ID``/``?after``),
+    then each new one as it is written on any instance: ``id`` the entry's seq, ``event``
+    ``hand``, ``correction``, ``buy-in``, ``finished`` or ``deleted``, ``data``
+    ``{"entry", "match"}``. A heartbeat every 15 s; the stream ends after ``finished`` or
+    ``deleted``. 503 ``too-many-subscribers`` past ``EVENTS_MAX_SUBSCRIBERS`` per worker."""
+    _check_id(match_id)
+    after = _resume_after()
+    accept = request.accept_mimetypes
+    ndjson = accept[NDJSON] > accept["text/event-stream"]
+    hub = _hub()
+    if not hub.admit():
+        raise Problem("too-many-subscribers", N_("This instance serves as many event streams "
+                                                 "as it may; reconnect later."))
+    frames = hub.stream(match_id, after, ndjson)  # 404 here, before the first byte
+    return Response(frames, mimetype=NDJSON if ndjson else "text/event-stream", headers={
+        "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @blp.route("/<match_id>/export", methods=["GET"])
