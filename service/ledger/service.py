@@ -73,6 +73,7 @@ from .errors import (
     EntryTooLarge,
     InvalidExport,
     KeyReused,
+    LedgerError,
     MatchExists,
     MatchFull,
     MatchNotFound,
@@ -89,6 +90,7 @@ __all__ = ["BuyInEntry", "Appended", "Entry", "Export", "HandEntry", "LedgerServ
 
 EXPORT_FORMAT = "kaluki-ledger/1"
 CAS_ATTEMPTS = 200
+SEEN_MAX = 4096  # matches a worker remembers (oldest dropped first)
 
 IfMatch = Callable[[int, str], bool]  # (version, head) -> may the write go ahead
 KeySource = Callable[[], tuple[bytes, str]]  # the signing key and where it comes from
@@ -318,6 +320,7 @@ class LedgerService:
         self.store = store
         self.limits = limits or Limits()
         self._key = signing_key or _no_key
+        self._seen: dict[str, Match] = {}  # match id -> the match as this worker last saw it
 
     # reading
 
@@ -402,7 +405,7 @@ class LedgerService:
             outcome, _ = self.store.create(match.id, match.meta(), state.to_dict(),
                                            match.token_hash)
             if outcome == "ok":
-                return match, token
+                return self._remember(match), token
         raise Busy("Please retry.")
 
     def delete(self, match_id: str, token: str | None, if_match: IfMatch | None = None) -> None:
@@ -410,6 +413,7 @@ class LedgerService:
         _authorize(m, token)
         if if_match is not None and not if_match(m.version, m.head):
             raise _stale()
+        self._seen.pop(match_id, None)
         self.store.delete(match_id)
 
     def append_hand(self, match_id: str, token: str | None, *, source: str,
@@ -475,46 +479,63 @@ class LedgerService:
 
     def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn | _Correction,
                 key: str, fp: str, if_match: IfMatch | None) -> Appended:
+        """One write: computed from the match as this worker last saw it (its cache: one
+        round trip to Redis when nobody else wrote since), else as read; a lost
+        compare-and-set answers the match as it is, so a retry needs no read either.
+        A refusal computed from the cache is checked against a fresh read first."""
         authorized = False
         scored: ScoredHand | None = None
         cache: dict[int, ScoredHand] = {}
+        m = self._seen.get(match_id)
+        fresh = False
         for attempt in range(CAS_ATTEMPTS):
-            s = self.store.load(match_id, key or None)
-            if s is None:
-                raise match_not_found(match_id)
-            m = Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
-            if not authorized:
+            if m is None:
+                s = self.store.load(match_id, key or None)
+                if s is None:
+                    self._seen.pop(match_id, None)
+                    raise match_not_found(match_id)
+                m = self._remember(Match.from_stored(match_id, s.meta, s.state, s.version,
+                                                     s.head, s.token_hash))
+                fresh = True
+                if s.prior is not None:
+                    _authorize(m, token)
+                    return self._replay(m, s.prior, fp)
+            if not authorized:  # a match's token never changes: the cache may say
                 _authorize(m, token)
                 authorized = True
-            if s.prior is not None:
-                return self._replay(m, s.prior, fp)
-            if if_match is not None and not if_match(m.version, m.head):
-                raise _stale()
-            if m.version >= self.limits.max_hands:
-                raise MatchFull(f"Match {m.id!r} holds its {self.limits.max_hands} entries "
-                                "(LEDGER_MAX_HANDS): start a new match.",
-                                max_hands=self.limits.max_hands)
             entry: Entry
-            if isinstance(event, _Hand):
-                if scored is None:  # scoring depends only on the body and the rule set
-                    self._check_size(len(orjson.dumps(event.input)))
-                    scored = score_input(m.ruleset, m.rules, event.source, event.input,
-                                         event.source)
-                new = apply_hand(m.state, m.config, scored.winner, scored.deltas)
-                data = seal({"seq": m.version, "type": "hand", "source": event.source,
-                             "input": event.input, "winner": scored.winner,
-                             "finish": scored.finish, "special": scored.score.special,
-                             "scores": scored.scores_data()}, m.head)
-            elif isinstance(event, _BuyIn):
-                new = apply_buy_in(m.state, m.config, event.player)
-                data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
-                            m.head)
-            else:
-                try:
+            try:
+                if if_match is not None and not if_match(m.version, m.head):
+                    raise _stale()
+                if m.version >= self.limits.max_hands:
+                    raise MatchFull(f"Match {m.id!r} holds its {self.limits.max_hands} entries "
+                                    "(LEDGER_MAX_HANDS): start a new match.",
+                                    max_hands=self.limits.max_hands)
+                if isinstance(event, _Hand):
+                    if scored is None:  # scoring depends only on the body and the rule set
+                        self._check_size(len(orjson.dumps(event.input)))
+                        scored = score_input(m.ruleset, m.rules, event.source, event.input,
+                                             event.source)
+                    new = apply_hand(m.state, m.config, scored.winner, scored.deltas)
+                    data = seal({"seq": m.version, "type": "hand", "source": event.source,
+                                 "input": event.input, "winner": scored.winner,
+                                 "finish": scored.finish, "special": scored.score.special,
+                                 "scores": scored.scores_data()}, m.head)
+                elif isinstance(event, _BuyIn):
+                    new = apply_buy_in(m.state, m.config, event.player)
+                    data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
+                                m.head)
+                else:
                     unsealed, new = self._corrected(m, event, cache)
-                except _Moved:
-                    continue
-                data = seal(unsealed, m.head)
+                    data = seal(unsealed, m.head)
+            except _Moved:
+                m = None
+                continue
+            except (LedgerError, MatchError, EntryError):
+                if fresh:
+                    raise
+                m = None  # refused on what this worker saw: ask Redis before answering
+                continue
             entry = entry_from_data(data)
             text = orjson.dumps(data)
             self._check_size(len(text))
@@ -523,15 +544,34 @@ class LedgerService:
                                     entry=text.decode(), new_head=entry.hash,
                                     state=new.to_dict())
             if res.kind == "ok":
-                after = replace(m, state=new, version=m.version + 1, head=entry.hash)
+                after = self._remember(replace(m, state=new, version=m.version + 1,
+                                               head=entry.hash))
                 return Appended(entry, after)
             if res.kind == "replay":
                 assert res.payload is not None
                 return self._replay(m, res.payload, fp)
             if res.kind == "missing":
+                self._seen.pop(match_id, None)
                 raise match_not_found(match_id)
-            time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
+            cur = res.current  # lost the compare-and-set: the match as it is now
+            if cur is None:
+                m = None
+            else:
+                m = self._remember(Match.from_stored(match_id, cur.meta, cur.state, cur.version,
+                                                     cur.head, cur.token_hash))
+                fresh = True
+            if attempt:
+                time.sleep(min(0.001 * attempt, 0.02) * secrets.randbelow(100) / 100)
         raise Busy("Too many concurrent writes to this match; retry.")
+
+    def _remember(self, m: Match) -> Match:
+        """Keep the match as this worker last saw it (a bounded cache; any entry may be
+        stale: every write is a compare-and-set on its version and head)."""
+        seen = self._seen
+        if len(seen) >= SEEN_MAX and m.id not in seen:
+            seen.pop(next(iter(seen)), None)
+        seen[m.id] = m
+        return m
 
     def _check_size(self, size: int) -> None:
         if size > self.limits.max_entry_bytes:

@@ -126,7 +126,10 @@ if ARGV[1] ~= '' then
   if prior then return {'replay', prior} end
 end
 local cur = redis.call('HMGET', KEYS[1], 'version', 'head')
-if cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return {'conflict', cur[1]} end
+if cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then
+  -- the match as it is now, so that the writer computes again without reading it first
+  return {'conflict', redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')}
+end
 local version = tonumber(cur[1]) + 1
 redis.call('RPUSH', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[6], 'state', ARGV[7])
@@ -161,6 +164,7 @@ class Stored:
 class AppendResult:
     kind: str  # ok | replay | conflict | missing
     payload: str | None = None
+    current: Stored | None = None  # conflict: the match as the script found it
 
 
 def keys(match_id: str) -> tuple[str, str, str]:
@@ -376,7 +380,11 @@ class LedgerStore:
                             self.tomb_ms])
         if res[0] == "conflict":
             self._event("cas-conflict")
-        elif res[0] == "replay":
+            now = res[1]  # meta, state, version, head, token
+            return AppendResult("conflict", None, Stored(
+                match_id, orjson.loads(now[0]), orjson.loads(now[1]), int(now[2]), now[3],
+                now[4], None))
+        if res[0] == "replay":
             self._event("idempotent-replay")
         return AppendResult(res[0], res[1] if len(res) > 1 else None)
 

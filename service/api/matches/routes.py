@@ -53,6 +53,7 @@ from .schemas import (
     PageSchema,
     SettlementSchema,
     SheetSchema,
+    check_one_hand,
 )
 from .sheet import sheet, sheet_csv
 from .texts import currency_digits
@@ -233,6 +234,7 @@ def delete(match_id: str) -> Response:
 def append_hand(args: dict[str, Any], match_id: str) -> Response:
     """Append a scored hand (a score body or a hand record) and answer the new standings."""
     _check_id(match_id)
+    check_one_hand(args)
     key = _idempotency_key(required=True)
     source = "score" if "score" in args else "record"
     raw = request.get_json()

@@ -128,17 +128,25 @@ class MatchScoreSchema(ScoreSchema):
 
 
 class AppendHandSchema(StrictSchema):
+    """Exactly one of ``score`` and ``record`` (checked by :func:`check_one_hand`, not a
+    schema hook, so that the parser's fast path takes the body)."""
+
     score = fields.Nested(MatchScoreSchema,
                           metadata={"description": "a /hands/score body without ruleset"})
     record = fields.Dict(metadata={"description": "a hand record without ruleset"})
 
-    @validates_schema
-    def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if ("score" in data) == ("record" in data):
-            raise ValidationError("give exactly one of \"score\" and \"record\"", "_schema")
-        if "ruleset" in data.get("record", {}):
-            raise ValidationError({"ruleset": ["the match's rule set applies; leave it out"]},
-                                  "record")
+
+def check_one_hand(data: dict[str, Any]) -> None:
+    """An append's body gives exactly one of ``score`` and ``record`` (a record without
+    ``ruleset``): else 422 ``validation-error``."""
+    if ("score" in data) == ("record" in data):
+        raise Problem("validation-error", N_("The request body does not match the schema; "
+                                             "see 'errors'."),
+                      errors={"_schema": ["give exactly one of \"score\" and \"record\""]})
+    if "ruleset" in data.get("record", {}):
+        raise Problem("validation-error", N_("The request body does not match the schema; "
+                                             "see 'errors'."),
+                      errors={"record.ruleset": ["the match's rule set applies; leave it out"]})
 
 
 class CorrectionSchema(StrictSchema):
