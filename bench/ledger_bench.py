@@ -10,8 +10,11 @@ rounds:
 1. ``POST /echo`` on the bare Flask app (bench/baseline_app.py), same config,
 2. ``POST /v1/hands/score`` (stateless),
 3. ``POST /v1/matches/{id}/hands``, each client appending to its own match (a new
-   match before ``LEDGER_MAX_HANDS``, so every answer can be a 201),
-4. the same, all clients appending to one shared match (rotated likewise).
+   match before ``LEDGER_MAX_HANDS``, so every answer can be a 201), alternating
+   between the instances (so the worker that writes never wrote the match last),
+4. the same, each client keeping to one instance on its keep-alive connection (the
+   worker remembers the match: one Redis round trip per append),
+5. all clients appending to one shared match (rotated likewise).
 
 Every answer that is not a 2xx is counted; the run fails (exit 1) if there is any.
 Target: appends (row 3) at ≥ 0.5× the bare Flask requests per second.
@@ -262,8 +265,9 @@ def main() -> int:
     rss_per_stream = float("nan")
     try:
         own = Matches(bases[0], opts.clients)
+        kept = Matches(bases[0], opts.clients)
         shared = Matches(bases[0], 1)
-        pools += [own, shared]
+        pools += [own, kept, shared]
 
         def echo(s, c, i):
             return s.post(flask.base + "/echo", json={"ruleset": "kaluki-hunt", **SCORE},
@@ -273,15 +277,18 @@ def main() -> int:
             return s.post(bases[(c + i) % 2] + "/v1/hands/score",
                           json={"ruleset": "kaluki-hunt", **SCORE}, timeout=30).status_code
 
-        def append_to(pool: Matches, slot: int, s, c, i):
+        def append_to(pool: Matches, slot: int, s, c, i, alternate: bool = True):
             mid, token = pool.take(slot)
-            return s.post(f"{bases[(c + i) % 2]}/v1/matches/{mid}/hands", json={"score": SCORE},
+            base = bases[(c + i) % 2] if alternate else bases[c % 2]
+            return s.post(f"{base}/v1/matches/{mid}/hands", json={"score": SCORE},
                           headers={"Authorization": f"Bearer {token}",
                                    "Idempotency-Key": uuid.uuid4().hex}, timeout=30).status_code
 
         phases = [("POST /echo (bare Flask)", echo), ("POST /v1/hands/score", score),
                   ("POST /v1/matches/{id}/hands (one match per client)",
                    lambda s, c, i: append_to(own, c, s, c, i)),
+                  ("the same, each client on one keep-alive connection (one worker)",
+                   lambda s, c, i: append_to(kept, c, s, c, i, alternate=False)),
                   (f"POST /v1/matches/{{id}}/hands ({opts.clients} clients, one match)",
                    lambda s, c, i: append_to(shared, 0, s, c, i))]
         for name, fn in phases:  # warm-up
