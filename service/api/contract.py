@@ -527,6 +527,11 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
     turn = schemas["TurnCheck"]["properties"]["turn"]
     schemas["TurnCheck"]["properties"]["turn"] = {**ref("Turn"), **(
         {"description": turn["description"]} if "description" in turn else {})}
+    # the score sheet: JSON, or CSV by Accept
+    sheet = paths["/v1/matches/{match_id}/sheet"]["get"]["responses"]["200"]
+    sheet["content"]["text/csv"] = {"schema": {"type": "string"}, "example": (
+        "seq,winner,finish,Kim points,Kim penalty,Lou points,Lou penalty\r\n"
+        "0,Lou,out,0,10,20,0\r\ntotal,,,0,10,20,0\r\n")}
     # the live events: a stream, in two media types
     from .matches.routes import EVENTS_EXAMPLE
 

@@ -18,3 +18,6 @@ export { isProblem, PROBLEM_MEDIA_TYPE, ProblemError, toProblem, type Problem,
 export { parseRetryAfter, type RetryInfo, type RetryOptions } from "./retry.js";
 export { MatchMemory, Transport, type Fetch } from "./transport.js";
 export type { components, operations, paths } from "./schema.js";
+export { correctHand, getSettlement, getSheet, getSheetCsv, matchEvents, type CorrectionBody,
+         type CorrectionResult, type EventsOptions, type MatchEvent, type MatchView,
+         type Settlement, type Sheet } from "./scorekeeping.js";

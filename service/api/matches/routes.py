@@ -319,9 +319,8 @@ def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
 
 
 @blp.route("/<match_id>/sheet", methods=["GET"])
-@blp.response(200, SheetSchema, content_type="application/json")
-@blp.alt_response(200, description="The sheet as RFC 4180 CSV (`Accept: text/csv`).",
-                  content_type="text/csv", success=True)
+@blp.response(200, SheetSchema, description="The sheet: JSON, or RFC 4180 CSV with "
+              "`Accept: text/csv`.")
 @_problems(404, 503)
 def get_sheet(match_id: str) -> Response:
     """The match as a score sheet: a row per hand as it counts (corrected values; voided
