@@ -135,6 +135,35 @@ STRINGS: dict[str, str] = {
     "no": N_("no", "console"),
     "enter-cards": N_("Type some cards first, e.g. Jd JK Kd.", "console"),
     "bad-link": N_("This link holds no readable record.", "console"),
+    # the match page (/console/matches/{id}, static/match.html and match.js)
+    "match-title": N_("Match", "console"),
+    "standings-heading": N_("Standings", "console"),
+    "sheet-heading": N_("Score sheet", "console"),
+    "csv-link": N_("Download as CSV", "console"),
+    "corrections-heading": N_("Corrections", "console"),
+    "token-label": N_("Match token", "console"),
+    "seq-label": N_("Hand (seq)", "console"),
+    "reason-label": N_("Reason", "console"),
+    "void-label": N_("Void the hand", "console"),
+    "score-label": N_("Or the hand as it should have been (a score body, JSON)", "console"),
+    "correct-submit": N_("Correct this hand", "console"),
+    "player": N_("Player", "console"),
+    "points": N_("points", "console"),
+    "penalty": N_("penalty", "console"),
+    "winner": N_("winner", "console"),
+    "finish": N_("finish", "console"),
+    "total": N_("total", "console"),
+    "corrected": N_("corrected", "console"),
+    "finished": N_("Finished: {winner} won.", "console"),
+    "in-progress": N_("In progress: {hands} hands played.", "console"),
+    "voided": N_("voided", "console"),
+    "rescored": N_("scored again, {winner} won", "console"),
+    "correction-line": N_("#{seq} corrects hand {hand}: {what} ({reason})", "console"),
+    "live": N_("Live: updated.", "console"),
+    "ended": N_("The match is over; live updates stopped.", "console"),
+    "deleted": N_("This match was deleted.", "console"),
+    "bad-json": N_("The score is not valid JSON.", "console"),
+    "corrected-ok": N_("Corrected (entry {seq}).", "console"),
 }
 
 
@@ -160,6 +189,14 @@ def _headers(response: Response) -> Response:
 def page() -> Response:
     """The console page."""
     response = send_from_directory(STATIC, "index.html", max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.route("/console/matches/<match_id>")
+def match_page(match_id: str) -> Response:
+    """A match: standings, the score sheet, corrections with their reasons, live."""
+    response = send_from_directory(STATIC, "match.html", max_age=0)
     response.headers["Cache-Control"] = "no-cache"
     return response
 

@@ -374,3 +374,13 @@ def test_events_refusals(client, app):  # noqa: F811
     r = client.get(f"/v1/matches/{mid}/events")
     problem(r, 503, "too-many-subscribers")
     assert r.headers["Retry-After"]
+
+
+def test_console_match_page_is_served_with_its_script_and_words(client):
+    r = client.get("/console/matches/AAAAAAAAAAAAAAAA")
+    assert r.status_code == 200 and "script-src 'self'" in r.headers["Content-Security-Policy"]
+    assert b'src="/console/assets/match.js"' in r.data
+    js = client.get("/console/assets/match.js").get_data(as_text=True)
+    assert "EventSource" in js and "/corrections" in js and "/sheet" in js
+    words = client.get("/console/assets/strings.js").get_data(as_text=True)
+    assert "Corrigeer deze hand" in words and "Correct this hand" in words
