@@ -30,20 +30,20 @@ function row(cells, tag = "td") {
 }
 
 function drawMatch(m) {
-  $("match-title").textContent = m.title || t("match-title");
+  $("match-title").textContent = m.title || t("m-match-title");
   const name = (p) => (m.names && m.names[p]) || p;
   $("status").textContent = m.status === "finished"
-    ? t("finished", { winner: m.winner ? name(m.winner) : m.co_winners.map(name).join(", ") })
-    : t("in-progress", { hands: m.hands_played });
+    ? t("m-finished", { winner: m.winner ? name(m.winner) : m.co_winners.map(name).join(", ") })
+    : t("m-in-progress", { hands: m.hands_played });
   const table = $("standings");
-  table.replaceChildren(row([t("player"), t("points"), t("penalty")], "th"));
+  table.replaceChildren(row([t("m-player"), t("m-points"), t("m-penalty")], "th"));
   for (const s of m.standings) table.append(row([name(s.player), s.points, s.penalty]));
 }
 
 function drawSheet(sheet) {
   const table = $("sheet");
-  const head = ["seq", t("winner"), t("finish")];
-  for (const p of sheet.players) head.push(`${p.name} ${t("points")}`, `${p.name} ${t("penalty")}`);
+  const head = ["seq", t("m-winner"), t("m-finish")];
+  for (const p of sheet.players) head.push(`${p.name} ${t("m-points")}`, `${p.name} ${t("m-penalty")}`);
   table.replaceChildren(row(head, "th"));
   const name = Object.fromEntries(sheet.players.map((p) => [p.id, p.name]));
   for (const r of sheet.rows) {
@@ -53,10 +53,10 @@ function drawSheet(sheet) {
       cells.push(c ? c.points : "", c ? c.penalty : "");
     }
     const tr = row(cells);
-    if (r.corrected) tr.title = t("corrected");
+    if (r.corrected) tr.title = t("m-corrected");
     table.append(tr);
   }
-  const total = [t("total"), "", ""];
+  const total = [t("m-total"), "", ""];
   for (const p of sheet.players) total.push(sheet.totals[p.id].points, sheet.totals[p.id].penalty);
   table.append(row(total, "th"));
 }
@@ -65,8 +65,8 @@ function drawCorrections() {
   const list = $("corrections");
   list.replaceChildren();
   for (const c of [...corrections.values()].sort((a, b) => a.seq - b.seq)) {
-    const what = c.void ? t("voided") : t("rescored", { winner: c.winner });
-    list.append(h("li", t("correction-line", { seq: c.seq, hand: c.corrects, what, reason: c.reason })));
+    const what = c.void ? t("m-voided") : t("m-rescored", { winner: c.winner });
+    list.append(h("li", t("m-correction-line", { seq: c.seq, hand: c.corrects, what, reason: c.reason })));
   }
 }
 
@@ -88,12 +88,12 @@ function listen() {
     source.addEventListener(kind, (ev) => {
       const data = JSON.parse(ev.data);
       if (kind === "correction") corrections.set(data.entry.seq, data.entry);
-      $("live").textContent = t("live");
+      $("live").textContent = t("m-live");
       later();
     });
   }
-  source.addEventListener("finished", () => { later(); source.close(); $("live").textContent = t("ended"); });
-  source.addEventListener("deleted", () => { source.close(); $("live").textContent = t("deleted"); });
+  source.addEventListener("finished", () => { later(); source.close(); $("live").textContent = t("m-ended"); });
+  source.addEventListener("deleted", () => { source.close(); $("live").textContent = t("m-deleted"); });
 }
 
 async function submitCorrection(ev) {
@@ -104,7 +104,7 @@ async function submitCorrection(ev) {
     try {
       body.score = JSON.parse($("score").value);
     } catch {
-      $("correct-result").textContent = t("bad-json");
+      $("correct-result").textContent = t("m-bad-json");
       return;
     }
   }
@@ -114,7 +114,7 @@ async function submitCorrection(ev) {
                "Accept-Language": lang(), Authorization: `Bearer ${$("token").value}`,
                "Idempotency-Key": crypto.randomUUID() } });
   const answer = await r.json();
-  $("correct-result").textContent = r.ok ? t("corrected-ok", { seq: answer.seq })
+  $("correct-result").textContent = r.ok ? t("m-corrected-ok", { seq: answer.seq })
     : `${answer.title}: ${answer.detail}`;
 }
 
