@@ -26,6 +26,7 @@ worker (default 1000; past it 503 ``too-many-subscribers``),
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -180,6 +181,7 @@ class EventHub:
     def _listen(self) -> None:
         me = threading.current_thread()
         while self.listener is me:
+            pubsub = None
             try:
                 client = self.service().store.client
                 pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
@@ -200,13 +202,16 @@ class EventHub:
                     if time.monotonic() - last_poll >= self.poll:
                         self._refresh_all()
                         last_poll = time.monotonic()
-                pubsub.close()
             except (*UNAVAILABLE_ERRORS, LedgerUnavailable) as exc:
                 log.warning("event listener: %s: %s; reconnecting", type(exc).__name__, exc)
                 time.sleep(0.2)
             except Exception:  # noqa: BLE001 - keep listening whatever happens
                 log.exception("event listener failed; restarting")
                 time.sleep(0.5)
+            finally:
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        pubsub.close()
 
     def _poke(self, key: str) -> None:
         match_id = key.partition("{match:")[2].rstrip("}")
