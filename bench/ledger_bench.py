@@ -233,7 +233,7 @@ async def fan_out(bases: list[str], mid: str, token: str, streams: int, events: 
     return {"delays": delays, "missing": missing, "extra": extra, "deliveries": len(delays)}
 
 
-def main() -> int:
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=12.0, help="per row, over all rounds")
     ap.add_argument("--rounds", type=int, default=4)
@@ -375,10 +375,10 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     if failures or (fan is not None and (fan["missing"] or fan["extra"])):
+        # bench.run calls main() itself: the exit status must come from here
         print(f"FAILED: {failures} non-2xx answers", file=sys.stderr)
-        return 1
-    return 0
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
