@@ -553,6 +553,7 @@ class LedgerService:
             if res.kind == "missing":
                 self._seen.pop(match_id, None)
                 raise match_not_found(match_id)
+            raced = fresh  # computed from a fresh read: another writer won (else: the cache)
             cur = res.current  # lost the compare-and-set: the match as it is now
             if cur is None:
                 m = None
@@ -560,8 +561,8 @@ class LedgerService:
                 m = self._remember(Match.from_stored(match_id, cur.meta, cur.state, cur.version,
                                                      cur.head, cur.token_hash))
                 fresh = True
-            if attempt:
-                time.sleep(min(0.001 * attempt, 0.02) * secrets.randbelow(100) / 100)
+            if raced:  # back off a little, as concurrent writers of one match must
+                time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
         raise Busy("Too many concurrent writes to this match; retry.")
 
     def _remember(self, m: Match) -> Match:
