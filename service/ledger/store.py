@@ -14,7 +14,10 @@ Redis Cluster keeps them on one slot and the scripts may touch them together):
   on delete, so a deleted or expired id can be restored only with its own token
 
 Every write is one script run (EVALSHA; redis-py reloads it on NOSCRIPT), so
-Redis applies all of it or none of it; every write refreshes the TTL of the
+Redis applies all of it or none of it (a correction is an append like any other);
+every applied write ends with ``PUBLISH kaluki:events <match key>`` (``CHANNEL``,
+the live events' wake-up: ``service/api/matches/events.py``); an append that lost
+the compare-and-set answers the match as it is, so its retry reads nothing first; every write refreshes the TTL of the
 three match keys and of the tombstone. With ``wait_replicas`` a write is
 acknowledged only once that many replicas have it (``WAIT``); when they do not
 answer in time the write stands on the primary but the caller gets
