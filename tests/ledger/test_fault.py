@@ -219,3 +219,57 @@ def _corrections_under_outage(app, redis_server: ThrowawayRedis) -> None:
     match = client.get(f"/v1/matches/{mid}").get_json()
     assert match["version"] == len(entries)
     assert rescore(ex).to_dict()["standings"] == match["standings"]
+
+
+@pytest.mark.slow
+def test_live_events_survive_a_redis_restart(tmp_path):
+    """SPEC §7.1: a stream open through a Redis restart misses nothing: the worker's
+    listener reconnects, re-reads the matches it follows, and the stream goes on."""
+    from service.app import create_app
+
+    redis_server = ThrowawayRedis(str(tmp_path))
+    redis_server.start()
+    app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_server.url,
+                      "LEDGER_SIGNING_KEY": "k" * 32, "ALLOW_VOLATILE_REDIS": True,
+                      "REDIS_SOCKET_TIMEOUT": 1, "EVENTS_HEARTBEAT_SECONDS": 0.5})
+    try:
+        c = app.test_client()
+        r = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+        mid, token = r.get_json()["id"], r.get_json()["token"]
+
+        def append(i: int) -> int:
+            for _ in range(50):
+                resp = c.post(f"/v1/matches/{mid}/hands", json=hand_body(i * 2 + 1), headers={
+                    "Authorization": f"Bearer {token}", "Idempotency-Key": f"k{i}"})
+                if resp.status_code == 201:
+                    return resp.get_json()["seq"]
+                time.sleep(0.1)
+            raise AssertionError("the append never went through")
+
+        append(0)
+        got: list[bytes] = []
+        stream = app.test_client().get(f"/v1/matches/{mid}/events",
+                                       headers={"Accept": "application/x-ndjson"}, buffered=False)
+
+        def read() -> None:
+            for chunk in stream.response:
+                got.extend(line for line in chunk.splitlines() if b'"hand"' in line)
+                if len(got) >= 3:
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.05)
+        redis_server.stop(hard=True)
+        time.sleep(1.0)
+        redis_server.start()
+        append(1)
+        append(2)
+        reader.join(timeout=10)
+        ids = [int(line.split(b'"id":', 1)[1].split(b",", 1)[0]) for line in got]
+        assert ids == [0, 1, 2], got
+        stream.close()
+    finally:
+        redis_server.stop()
