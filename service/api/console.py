@@ -178,6 +178,35 @@ STRINGS: dict[str, str] = {
     "opt-discard": N_("Discard", "console"),
     "opt-end-low": N_("low end", "console"),
     "opt-end-high": N_("high end", "console"),
+    # the match page (/console/matches/{id}, static/match.html and match.js)
+    "m-match-title": N_("Match", "console"),
+    "m-standings-heading": N_("Standings", "console"),
+    "m-sheet-heading": N_("Score sheet", "console"),
+    "m-csv-link": N_("Download as CSV", "console"),
+    "m-corrections-heading": N_("Corrections", "console"),
+    "m-token-label": N_("Match token", "console"),
+    "m-seq-label": N_("Hand (seq)", "console"),
+    "m-reason-label": N_("Reason", "console"),
+    "m-void-label": N_("Void the hand", "console"),
+    "m-score-label": N_("Or the hand as it should have been (a score body, JSON)", "console"),
+    "m-correct-submit": N_("Correct this hand", "console"),
+    "m-player": N_("Player", "console"),
+    "m-points": N_("points", "console"),
+    "m-penalty": N_("penalty", "console"),
+    "m-winner": N_("winner", "console"),
+    "m-finish": N_("finish", "console"),
+    "m-total": N_("total", "console"),
+    "m-corrected": N_("corrected", "console"),
+    "m-finished": N_("Finished: {winner} won.", "console"),
+    "m-in-progress": N_("In progress: {hands} hands played.", "console"),
+    "m-voided": N_("voided", "console"),
+    "m-rescored": N_("scored again, {winner} won", "console"),
+    "m-correction-line": N_("#{seq} corrects hand {hand}: {what} ({reason})", "console"),
+    "m-live": N_("Live: updated.", "console"),
+    "m-ended": N_("The match is over; live updates stopped.", "console"),
+    "m-deleted": N_("This match was deleted.", "console"),
+    "m-bad-json": N_("The score is not valid JSON.", "console"),
+    "m-corrected-ok": N_("Corrected (entry {seq}).", "console"),
 }
 
 
@@ -203,6 +232,14 @@ def _headers(response: Response) -> Response:
 def page() -> Response:
     """The console page."""
     response = send_from_directory(STATIC, "index.html", max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.route("/console/matches/<match_id>")
+def match_page(match_id: str) -> Response:
+    """A match: standings, the score sheet, corrections with their reasons, live."""
+    response = send_from_directory(STATIC, "match.html", max_age=0)
     response.headers["Cache-Control"] = "no-cache"
     return response
 

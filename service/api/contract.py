@@ -304,6 +304,28 @@ def _ops() -> dict[tuple[str, str], Op]:
             auth="required", body=True, ledger=True),
         ("get", m + "/hands/{seq}"): Op("getHand", "Matches", {
             404: no_match + " Or no such entry (`entry-not-found`)."}, ledger=True),
+        ("get", m + "/events"): Op("streamEvents", "Matches", {
+            404: no_match, 422: "A `Last-Event-ID` or `after` that is not an event id "
+                                "(`invalid-cursor`).",
+            503: "Redis is unreachable (`ledger-unavailable`), or this instance serves "
+                 "`EVENTS_MAX_SUBSCRIBERS` streams (`too-many-subscribers`). Retry after "
+                 "`Retry-After` seconds."}, ledger=True),
+        ("get", m + "/sheet"): Op("getSheet", "Matches", {404: no_match}, ledger=True),
+        ("get", m + "/settlement"): Op("getSettlement", "Matches", {
+            404: no_match, 409: "The match has no stakes (`no-stakes`)."}, ledger=True),
+        ("post", m + "/hands/{seq}/corrections"): Op("correctHand", "Matches", {
+            400: "`Idempotency-Key` missing (`idempotency-key-required`) or longer than 255 "
+                 "characters (`idempotency-key-invalid`), or a body that is not JSON "
+                 "(`malformed-json`).",
+            401: "No token (`token-required`).", 403: "Wrong token (`token-invalid`).",
+            404: no_match + " Or no such entry (`entry-not-found`).",
+            409: "A later entry would become impossible (`correction-conflict`), or the match "
+                 "is full (`match-full`).",
+            412: "Stale `If-Match` (`precondition-failed`).",
+            422: body_422 + ", `invalid-correction` (the entry is not a hand), "
+                 "`idempotency-key-reused`, `illegal-record` (with `violations`), "
+                 "`hand-players`, `winner-holds-cards`, `unknown-winner`"},
+            auth="required", body=True, ledger=True),
     }
 
 
@@ -558,6 +580,20 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
     turn = schemas["TurnCheck"]["properties"]["turn"]
     schemas["TurnCheck"]["properties"]["turn"] = {**ref("Turn"), **(
         {"description": turn["description"]} if "description" in turn else {})}
+    # the score sheet: JSON, or CSV by Accept
+    sheet = paths["/v1/matches/{match_id}/sheet"]["get"]["responses"]["200"]
+    sheet["content"]["text/csv"] = {"schema": {"type": "string"}, "example": (
+        "seq,winner,finish,Kim points,Kim penalty,Lou points,Lou penalty\r\n"
+        "0,Lou,out,0,10,20,0\r\ntotal,,,0,10,20,0\r\n")}
+    # the live events: a stream, in two media types
+    from .matches.routes import EVENTS_EXAMPLE
+
+    events = paths["/v1/matches/{match_id}/events"]["get"]["responses"]["200"]
+    events["content"] = {
+        "text/event-stream": {"schema": {"type": "string"}, "example": EVENTS_EXAMPLE},
+        "application/x-ndjson": {"schema": {"type": "string"}, "example": (
+            '{"id": 0, "event": "hand", "data": {"entry": {…}, "match": {…}}}\n'
+            '{"event": "heartbeat"}\n')}}
     # DELETE answers no body
     for code, response in paths["/v1/matches/{match_id}"]["delete"]["responses"].items():
         if code == "204":
