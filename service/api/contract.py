@@ -235,30 +235,35 @@ def _ops() -> dict[tuple[str, str], Op]:
         ("get", "/problems/{code}"): Op("getProblem", "Problems", {
             404: "No such problem or violation code (`not-found`)."}),
         ("post", "/v1/melds/validate"): Op("validateMeld", "Melds", {422: body_422}, body=True),
-        ("post", "/v1/melds/opening"): Op("checkOpening", "Melds", {422: body_422}, body=True),
+        ("post", "/v1/melds/opening"): Op("checkOpening", "Melds", {
+            422: body_422 + ", `round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"}, body=True),
         ("post", "/v1/melds/build"): Op("buildOnMeld", "Melds", {
             422: body_422 + ", `invalid-meld` (the table meld is not legal)"}, body=True),
         ("post", "/v1/jokers/release"): Op("releaseJoker", "Jokers", {
             422: body_422 + ", `invalid-meld` (the table meld is not legal)"}, body=True),
         ("post", "/v1/hands/score"): Op("scoreHand", "Hands", {
             422: body_422 + ", `player-count`, `duplicate-player`, `unknown-winner`, "
-                 "`winner-holds-cards`, `invalid-finish`"}, body=True),
+                 "`winner-holds-cards`, `invalid-round` (a `round` the rule set has not)"},
+            body=True),
         ("post", "/v1/hands/analyze"): Op("analyzeHand", "Hands", {
             422: body_422 + ", `hand-too-large`, `search-too-large` (the search would exceed "
-                 "the solver's budget under these overrides)"}, body=True),
+                 "the solver's budget under these overrides), `round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"}, body=True),
         ("post", "/v1/hands/adjudicate"): Op("adjudicateHand", "Hands", {
             415: "Neither `application/json` nor `text/vnd.kaluki.hand` "
                  "(`unsupported-media-type`).",
             422: body_422 + ", `invalid-record`, `invalid-notation`, `deal-size`, "
-                 "`unknown-player`, `missing-card`, `player-count`, `search-too-large`"},
+                 "`unknown-player`, `missing-card`, `player-count`, `search-too-large`, "
+                 "`round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"},
             body=True),
         ("post", "/v1/turns/check"): Op("checkTurn", "Turns", {
-            422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`"},
-            body=True),
+            422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
+                 "`hand-too-large`, `unknown-player` (a call by a player not in `players`), "
+                 "`round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"}, body=True),
         ("post", "/v1/turns/options"): Op("listTurnOptions", "Turns", {
             422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
                  "`hand-too-large`, `search-too-large` (the search would exceed the solver's "
-                 "budget)"}, body=True),
+                 "budget), `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"},
+            body=True),
         ("post", "/v1/matches"): Op("createMatch", "Matches", {
             422: body_422 + ", `player-count`, `duplicate-player`"}, body=True, ledger=True),
         ("post", "/v1/matches/import"): Op("importMatch", "Matches", {
