@@ -141,7 +141,7 @@ def worker_exit(server, worker):  # noqa: ARG001 - gunicorn hook signature
     """In the worker, as it stops: write out the last second of metrics tallies."""
     import sys
 
-    metrics = sys.modules.get("service.api.metrics")  # absent in the bench's baseline app
+    metrics = sys.modules.get("service.web.metrics")  # absent in the bench's baseline app
     if metrics is not None:
         metrics.flush_all()
 

@@ -30,7 +30,7 @@ from typing import Any
 SERVER = "Server (deploy/gunicorn.conf.py)"
 APP = "The application"
 LEDGER = "Match ledgers and Redis (service/ledger/)"
-RATELIMIT = "Rate limits (service/api/ratelimit.py)"
+RATELIMIT = "Rate limits (service/web/ratelimit.py)"
 GROUPS = (SERVER, APP, LEDGER, RATELIMIT)
 
 TRUE = ("1", "true", "yes", "on")

@@ -25,8 +25,8 @@ from ..engine.solver import HandTooLarge
 from ..i18n import N_, SOURCE, gettext, render, resolve
 from ..ledger.errors import LedgerError
 from ..logs import request_id
+from ..web.jsonio import dumps
 from ..web.language import language
-from .jsonio import dumps
 from .render import violation_dict, violation_text
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -364,11 +364,8 @@ def _limit() -> int:
 
 
 def install(app: Flask) -> None:
-    """Route every error through problem details, and make each ``type`` URI resolve."""
-
-    from . import pages  # the code pages import this module
-
-    pages.install(app)
+    """Route every error through problem details (the pages each ``type`` names are
+    :mod:`service.docs.pages`)."""
 
     @app.errorhandler(Problem)
     def _problem(exc: Problem) -> Response:

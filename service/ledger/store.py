@@ -32,7 +32,7 @@ a NOSCRIPT after a failover reloads it). Every Redis failure (unreachable, a
 redirect that did not settle, a down slot, a failover window, OOM, READONLY,
 TRYAGAIN, CLUSTERDOWN) is :class:`LedgerUnavailable`: a 503, never a 500.
 
-Instrumentation: ``LedgerStore.observer`` (set by ``service.api.metrics``) is
+Instrumentation: ``LedgerStore.observer`` (set by ``service.web.metrics``) is
 told the duration and outcome of every Redis call by operation, and of the
 compare-and-set conflicts and idempotent replays the scripts report.
 """

@@ -15,8 +15,8 @@ import pytest
 from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate as validate_spec
 
-from service.api.examples import TOUR, Example
 from service.app import create_app
+from service.docs.examples import TOUR, Example
 
 METHODS = ("get", "put", "post", "delete", "patch")
 OPERATION_IDS = {

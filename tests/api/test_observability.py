@@ -21,9 +21,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from service import logs
 from service.api import metrics
 from service.api.problems import Problem
-from service.api.requestid import accept
 from service.app import create_app
 from service.ledger.chain import GENESIS
+from service.web.requestid import accept
 from tests.ledger.backends import ThrowawayRedis
 
 HEX32 = re.compile(r"[0-9a-f]{32}")

@@ -110,7 +110,7 @@ def test_docs_api_status_table_is_the_generated_one():
 
     doc = Path(codes_doc.DOC_PATH).read_text()
     assert codes_doc.document(doc) == doc, \
-        "docs/api.md is stale: run python -m service.api.codes_doc --write"
+        "docs/api.md is stale: run python -m service.docs.codes_doc --write"
     listed = {code for _, codes in _status_tables(doc) for code in codes}
     assert listed == set(problems.TITLES)
 

@@ -2128,7 +2128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-record`, `invalid-notation`, `deal-size`, `unknown-player`, `missing-card`, `player-count`, `search-too-large` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-record`, `invalid-notation`, `deal-size`, `unknown-player`, `missing-card`, `player-count`, `search-too-large`, `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2329,7 +2329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget under these overrides) */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget under these overrides), `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2502,7 +2502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `player-count`, `duplicate-player`, `unknown-winner`, `winner-holds-cards`, `invalid-finish` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `player-count`, `duplicate-player`, `unknown-winner`, `winner-holds-cards`, `invalid-round` (a `round` the rule set has not) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5767,7 +5767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6403,7 +6403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6602,7 +6602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget) */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget), `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -33,8 +33,8 @@ from ...ledger.service import (
     Match,
     match_not_found,
 )
-from ..jsonio import json_response
-from ..parsing import Blueprint
+from ...web.jsonio import json_response
+from ...web.parsing import Blueprint
 from ..problems import Problem
 from .events import EventHub
 from .schemas import (

@@ -19,9 +19,9 @@ from marshmallow import (
 from ...engine.rules import PARAMS_BY_NAME
 from ...i18n import N_
 from ...ledger.service import EXPORT_FORMAT
+from ...web.parsing import Bool, Int
 from ..common import StrictSchema, ruleset_field
 from ..hands import PlayerScoreSchema, ScoreSchema
-from ..parsing import Bool, Int
 from ..problems import Problem
 from .texts import AMOUNTS, Amount, DisplayText, currency_digits, decimals, normalise_amount
 

@@ -19,10 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..api.matches.routes import EVENTS_EXAMPLE
+from ..api.problems import PROBLEM_MEDIA_TYPE, TITLES
+from ..engine.notation import MEDIA_TYPE
 from ..engine.rules import MAX_CONTRACT_MELDS, MAX_CONTRACTS, MAX_DECK_ROWS, PARAMS, PARAMS_BY_NAME
-from .problems import PROBLEM_MEDIA_TYPE, TITLES
+from .examples import EXAMPLES, PROBLEM_PATH
 
-NOTATION_MEDIA_TYPE = "text/vnd.kaluki.hand"
+NOTATION_MEDIA_TYPE = MEDIA_TYPE
 METHODS = ("get", "put", "post", "delete", "patch")
 
 
@@ -236,7 +239,7 @@ def _ops() -> dict[tuple[str, str], Op]:
             404: "No such problem or violation code (`not-found`)."}),
         ("post", "/v1/melds/validate"): Op("validateMeld", "Melds", {422: body_422}, body=True),
         ("post", "/v1/melds/opening"): Op("checkOpening", "Melds", {
-            422: body_422 + ", `round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"}, body=True),
+            422: body_422 + ", `round-required`, `invalid-round` (contract rule sets: `round` is the deal)"}, body=True),
         ("post", "/v1/melds/build"): Op("buildOnMeld", "Melds", {
             422: body_422 + ", `invalid-meld` (the table meld is not legal)"}, body=True),
         ("post", "/v1/jokers/release"): Op("releaseJoker", "Jokers", {
@@ -247,22 +250,22 @@ def _ops() -> dict[tuple[str, str], Op]:
             body=True),
         ("post", "/v1/hands/analyze"): Op("analyzeHand", "Hands", {
             422: body_422 + ", `hand-too-large`, `search-too-large` (the search would exceed "
-                 "the solver's budget under these overrides), `round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"}, body=True),
+                 "the solver's budget under these overrides), `round-required`, `invalid-round` (contract rule sets: `round` is the deal)"}, body=True),
         ("post", "/v1/hands/adjudicate"): Op("adjudicateHand", "Hands", {
             415: "Neither `application/json` nor `text/vnd.kaluki.hand` "
                  "(`unsupported-media-type`).",
             422: body_422 + ", `invalid-record`, `invalid-notation`, `deal-size`, "
                  "`unknown-player`, `missing-card`, `player-count`, `search-too-large`, "
-                 "`round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"},
+                 "`round-required`, `invalid-round` (contract rule sets: `round` is the deal)"},
             body=True),
         ("post", "/v1/turns/check"): Op("checkTurn", "Turns", {
             422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
                  "`hand-too-large`, `unknown-player` (a call by a player not in `players`), "
-                 "`round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"}, body=True),
+                 "`round-required`, `invalid-round` (contract rule sets: `round` is the deal)"}, body=True),
         ("post", "/v1/turns/options"): Op("listTurnOptions", "Turns", {
             422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
                  "`hand-too-large`, `search-too-large` (the search would exceed the solver's "
-                 "budget), `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: the deal, SPEC §3.1)"},
+                 "budget), `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: `round` is the deal)"},
             body=True),
         ("post", "/v1/matches"): Op("createMatch", "Matches", {
             422: body_422 + ", `player-count`, `duplicate-player`"}, body=True, ledger=True),
@@ -485,8 +488,6 @@ PATH_EXAMPLES: dict[str, Any] = {"match_id": "c2VjcmV0LW1hdGNo", "name": "kaluki
 
 def finish(raw: dict[str, Any]) -> dict[str, Any]:
     """The served document: ``raw`` (flask-smorest's) finished for client generators."""
-    from .examples import EXAMPLES, PROBLEM_PATH
-
     spec: dict[str, Any] = _resolve_refs(copy.deepcopy(raw))
     components = spec.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
@@ -591,8 +592,6 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
         "seq,winner,finish,Kim points,Kim penalty,Lou points,Lou penalty\r\n"
         "0,Lou,out,0,10,20,0\r\ntotal,,,0,10,20,0\r\n")}
     # the live events: a stream, in two media types
-    from .matches.routes import EVENTS_EXAMPLE
-
     events = paths["/v1/matches/{match_id}/events"]["get"]["responses"]["200"]
     events["content"] = {
         "text/event-stream": {"schema": {"type": "string"}, "example": EVENTS_EXAMPLE},

@@ -62,6 +62,7 @@ from prometheus_client import (
 )
 
 from .. import settings
+from ..api import problems, render
 from ..logs import RULE_KEY
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -266,7 +267,6 @@ def package_version() -> str:
 
 def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
     """The families beyond the request histogram; returns what a scrape must refresh."""
-    from . import problems, render
 
     def counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> BatchedCounter:
         return BatchedCounter(Counter(name, doc, list(labels), registry=registry))

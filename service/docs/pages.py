@@ -18,12 +18,12 @@ from pathlib import Path
 from babel import Locale
 from flask import Flask, Response, request
 
+from ..api.problems import TITLES, Problem, status_of
+from ..api.problems import title as problem_title
 from ..engine import violations as v
 from ..i18n import LANGUAGES, N_, gettext
+from ..web.jsonio import dumps
 from ..web.language import language
-from .jsonio import dumps
-from .problems import TITLES, Problem, status_of
-from .problems import title as problem_title
 
 PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
             "form-action 'none'; frame-ancestors 'none'")
