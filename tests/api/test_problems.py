@@ -106,7 +106,7 @@ def _status_tables(text: str) -> list[tuple[int, list[str]]]:
 def test_docs_api_status_table_is_the_generated_one():
     from pathlib import Path
 
-    from service.api import codes_doc
+    from service.docs import codes_doc
 
     doc = Path(codes_doc.DOC_PATH).read_text()
     assert codes_doc.document(doc) == doc, \

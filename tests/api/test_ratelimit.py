@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from service import settings
-from service.api import ratelimit
+from service.web import ratelimit
 from service.app import create_app
 from service.ledger.embedded import ensure_server
 from tests.ledger.servers import free_port
