@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from service import logs
-from service.web import metrics
 from service.api.problems import Problem
 from service.app import create_app
 from service.ledger.chain import GENESIS
+from service.web import metrics
 from service.web.requestid import accept
 from tests.ledger.backends import ThrowawayRedis
 

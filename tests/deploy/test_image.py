@@ -111,7 +111,8 @@ def dockerignored(rel: str, patterns: list[str]) -> bool:
         starts = range(len(parts)) if anywhere else range(1)
         for s in starts:
             window = parts[s:s + len(pat)]
-            if len(window) == len(pat) and all(fnmatch(a, b) for a, b in zip(window, pat)):
+            if len(window) == len(pat) and all(
+                    fnmatch(a, b) for a, b in zip(window, pat, strict=True)):
                 return True
     return False
 
