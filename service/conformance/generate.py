@@ -573,6 +573,8 @@ class Generator:
                    base=True)
         first = not opened
         melds = [p["meld"] for p in turn.get("plays", []) if "meld" in p]
+        if not melds:  # a contract rule set goes down with one lay (SPEC §3.1): its melds
+            melds = [m for p in turn.get("plays", []) if "lay" in p for m in p["lay"]]
         for cards in melds:
             cards = cards["cards"] if isinstance(cards, dict) else cards
             self.meld_cases(name, cards, rng)
