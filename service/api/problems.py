@@ -25,6 +25,7 @@ from ..engine.solver import HandTooLarge
 from ..i18n import N_, SOURCE, gettext, render, resolve
 from ..ledger.errors import LedgerError
 from ..logs import request_id
+from ..problem_codes import CODES
 from ..web.jsonio import dumps
 from ..web.language import language
 from .render import violation_dict, violation_text
@@ -34,123 +35,24 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 # app.extensions[ON_PROBLEM](code, status) is told of every problem answered (metrics)
 ON_PROBLEM = "kaluki_on_problem"
 
-# code -> English title (msgctxt "title"; translations in service/i18n/locale)
-TITLES: Mapping[str, str] = {
-    "bad-request": N_("Bad request", "title"),
-    "malformed-json": N_("Malformed JSON", "title"),
-    "not-found": N_("Not found", "title"),
-    "method-not-allowed": N_("Method not allowed", "title"),
-    "payload-too-large": N_("Payload too large", "title"),
-    "unsupported-media-type": N_("Unsupported media type", "title"),
-    "not-acceptable": N_("Not acceptable", "title"),
-    "validation-error": N_("Invalid request body", "title"),
-    "invalid-card": N_("Invalid card", "title"),
-    "impossible-cards": N_("Impossible cards", "title"),
-    "unknown-ruleset": N_("Unknown rule set", "title"),
-    "unknown-parameter": N_("Unknown rule-set parameter", "title"),
-    "invalid-parameter": N_("Invalid rule-set parameter", "title"),
-    "invalid-ruleset": N_("Invalid rule set", "title"),
-    "player-count": N_("Player count outside the rule set's seats", "title"),
-    "duplicate-player": N_("Duplicate player", "title"),
-    "unknown-winner": N_("Unknown winner", "title"),
-    "winner-holds-cards": N_("Winner still holds cards", "title"),
-    "invalid-finish": N_("Invalid finish", "title"),
-    "invalid-meld": N_("Invalid table meld", "title"),
-    "invalid-record": N_("Invalid hand record", "title"),
-    "invalid-notation": N_("Invalid hand notation", "title"),
-    "deal-size": N_("Wrong deal size", "title"),
-    "round-required": N_("Round required", "title"),
-    "invalid-round": N_("Invalid round", "title"),
-    "wrong-round": N_("Wrong round", "title"),
-    "unknown-player": N_("Unknown player", "title"),
-    "missing-card": N_("Missing card", "title"),
-    "hand-too-large": N_("Hand too large", "title"),
-    "hand-not-finished": N_("Hand not finished", "title"),
-    "invalid-player-id": N_("Invalid player id", "title"),
-    "search-too-large": N_("Search too large", "title"),
-    "ledger-unavailable": N_("Match store unavailable", "title"),
-    "ledger-busy": N_("Match store busy", "title"),
-    "match-not-found": N_("Match not found", "title"),
-    "match-exists": N_("Match already exists", "title"),
-    "match-finished": N_("Match finished", "title"),
-    "token-required": N_("Token required", "title"),
-    "token-invalid": N_("Token invalid", "title"),
-    "precondition-failed": N_("Precondition failed", "title"),
-    "idempotency-key-required": N_("Idempotency-Key required", "title"),
-    "idempotency-key-invalid": N_("Idempotency-Key invalid", "title"),
-    "idempotency-key-reused": N_("Idempotency-Key reused for another body", "title"),
-    "invalid-cursor": N_("Invalid cursor", "title"),
-    "entry-not-found": N_("Ledger entry not found", "title"),
-    "invalid-entry": N_("Invalid ledger entry", "title"),
-    "chain-broken": N_("Hash chain broken", "title"),
-    "rescore-mismatch": N_("Re-scored hand differs", "title"),
-    "hand-players": N_("Players do not fit the match", "title"),
-    "invalid-hand": N_("Invalid hand", "title"),
-    "illegal-record": N_("Illegal hand record", "title"),
-    "signature-invalid": N_("Export signature invalid", "title"),
-    "match-full": N_("Match full", "title"),
-    "entry-too-large": N_("Ledger entry too large", "title"),
-    "buy-ins-not-allowed": N_("Buy-ins not allowed", "title"),
-    "buy-ins-closed": N_("Buy-ins closed", "title"),
-    "buy-ins-exhausted": N_("No buy-ins left", "title"),
-    "player-not-eliminated": N_("Player not eliminated", "title"),
-    "invalid-currency": N_("Unknown currency", "title"),
-    "correction-conflict": N_("Correction conflicts with a later entry", "title"),
-    "invalid-correction": N_("Invalid correction", "title"),
-    "no-stakes": N_("Match has no stakes", "title"),
-    "too-many-subscribers": N_("Too many event streams", "title"),
-    "body-incomplete": N_("Request body incomplete", "title"),
-    "request-timeout": N_("Request timeout", "title"),
-    "rate-limited": N_("Too many requests", "title"),
-    "internal-error": N_("Internal error", "title"),
-    "service-unavailable": N_("Service unavailable", "title"),
-}
+# The one table of problem codes is service/problem_codes.py; these are its views.
+TITLES: Mapping[str, str] = {c: p.title for c, p in CODES.items()}
+"""code -> English title (msgctxt "title"; translations in service/i18n/locale)."""
 
-# code -> HTTP status: the one table (a code not listed is 422)
-STATUS: Mapping[str, int] = {
-    "bad-request": 400, "malformed-json": 400, "body-incomplete": 400,
-    "idempotency-key-required": 400, "idempotency-key-invalid": 400,
-    "token-required": 401, "token-invalid": 403,
-    "not-found": 404, "match-not-found": 404, "entry-not-found": 404,
-    "method-not-allowed": 405, "not-acceptable": 406, "request-timeout": 408,
-    "match-exists": 409, "match-full": 409, "match-finished": 409, "buy-ins-not-allowed": 409,
-    "player-not-eliminated": 409, "buy-ins-closed": 409, "buy-ins-exhausted": 409,
-    "correction-conflict": 409, "no-stakes": 409,
-    "precondition-failed": 412,
-    "payload-too-large": 413, "entry-too-large": 413,
-    "unsupported-media-type": 415,
-    "rate-limited": 429,
-    "internal-error": 500,
-    "ledger-busy": 503, "ledger-unavailable": 503, "service-unavailable": 503,
-    "too-many-subscribers": 503,
-}
-"""Statuses by code. A code answers one status wherever it is raised, with the
-exceptions in :data:`ALSO_STATUS`."""
+STATUS: Mapping[str, int] = {c: p.status for c, p in CODES.items() if p.status != 422}
+"""Statuses by code (a code not listed is 422). A code answers one status wherever it is
+raised, with the exceptions in :data:`ALSO_STATUS`."""
 
-# codes answered with another status too, where (docs/api.md's table lists them under both)
-ALSO_STATUS: Mapping[str, Mapping[int, str]] = {
-    "unknown-ruleset": {404: "on `GET /v1/rulesets/{name}`, where the rule set is the resource"},
-}
+ALSO_STATUS: Mapping[str, Mapping[int, str]] = {c: p.also for c, p in CODES.items() if p.also}
+"""Codes answered with another status too, and where (docs/api.md's table lists them under
+both)."""
 
-RETRY_AFTER = "2"
+HEADERS: Mapping[str, Mapping[str, str]] = {c: p.headers for c, p in CODES.items() if p.headers}
+"""Headers a code always carries (a raise may add or override)."""
 
-# headers a code always carries (a raise may add or override)
-HEADERS: Mapping[str, Mapping[str, str]] = {
-    "token-required": {"WWW-Authenticate": 'Bearer realm="kaluki-matches"'},
-    "ledger-busy": {"Retry-After": "1"},
-    "ledger-unavailable": {"Retry-After": RETRY_AFTER},
-    "too-many-subscribers": {"Retry-After": RETRY_AFTER},
-}
-
-# codes only the API itself answers, each with a detail of its own (the rest are engine or
-# ledger errors, whose detail is their own message)
-_API_CODES = frozenset({
-    "bad-request", "malformed-json", "not-found", "method-not-allowed", "payload-too-large",
-    "unsupported-media-type", "not-acceptable", "validation-error", "body-incomplete",
-    "request-timeout", "rate-limited", "internal-error", "service-unavailable",
-    "idempotency-key-required", "idempotency-key-invalid", "invalid-cursor",
-    "invalid-currency", "too-many-subscribers",
-})
+_API_CODES = frozenset(c for c, p in CODES.items() if p.api)
+"""Codes only the API itself answers, each with a detail of its own (the rest are engine or
+ledger errors, whose detail is their own message)."""
 
 ENGINE_DETAIL = "{detail}"
 """An engine or ledger error's detail is its own English message; a catalog may
