@@ -109,6 +109,9 @@ def test_options_agree_with_check_over_http(client, name) -> None:
                 "hand": [str(c) for c in s.hand], "opened": s.opened,
                 "laid_before": s.laid_before,
                 "discard_top": str(s.top) if s.top else None}
+        if s.round is not None:  # SPEC §5: round, players, down, calls_made as /turns/check
+            body.update(round=s.round, players=s.seats, down=list(s.down),
+                        calls_made=s.calls_made)
         turn = turn_to_data(s.turn())
         turn.pop("player")
         table_closed = [x.locked for x in s.table]
@@ -116,6 +119,7 @@ def test_options_agree_with_check_over_http(client, name) -> None:
                          for cards, closed in zip(body["table"], table_closed, strict=True)]
         a = _post(client, {**body, "turn": turn})
         assert a["legal"], a["violations"]
+        assert ("callers" in a) == (s.round is not None)
         for o in a["options"]:
             if "discard" in o:
                 checked = _post(client, {**body, "turn": {**turn, "discard": o["discard"]}},

@@ -457,3 +457,121 @@ def test_ended_turn_has_no_options() -> None:
     game = s.game()
     assert play_turn_so_far(game, s.turn(discard=Card.parse("2s"))) is None
     assert turn_phase(game, 0) == "ended"
+
+
+# -- contract rule sets (SPEC §3.1): callers, the lay, shifts ----------------------------------
+
+JAMAICA = CATALOG["kalooki-jamaica"]
+SEATS = ["ann", "bob", "cy", "dee", "eve"]
+
+
+def _jopts(hand, *, round=1, table=(), opened=False, top="9s", draw=None, plays=(), call=None,
+           down=(), calls_made=None, rules=JAMAICA, seats=SEATS):
+    s = State(rules, list(table), _cards(hand), opened, False, Card.parse(top) if top else None,
+              draw, plays, round=round, seats=seats, down=down, calls_made=calls_made, call=call)
+    game = s.game()
+    assert play_turn_so_far(game, s.turn()) is None
+    return s, game, [option_to_data(o) for o in legal_actions(game)]
+
+
+def test_callers_are_the_players_who_may_call_now() -> None:
+    # §3.1: not the player to move, not the one who discarded (eve, the last seat), not a
+    # down player (cy), not one with no calls left (dee: call_max 3)
+    hand = "2c 3c 4c 5c 6c 8h 8s Td Jd"
+    _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3})
+    assert callers(game) == ["bob"]
+    assert opts == [{"draw": {"from": "stock"}}, {"draw": {"from": "discard"}}]
+    # after a granted call the player draws from the stock; after a refused one, the discard
+    granted = Call("bob", True, (Card.parse("Ah"),))
+    _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3}, call=granted)
+    assert callers(game) == [] and opts == [{"draw": {"from": "stock"}}]
+    _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3}, call=Call("bob", False))
+    assert callers(game) == [] and opts == [{"draw": {"from": "discard"}}]
+    # no discard pile, or no seats: nobody calls
+    _, game, _ = _jopts(hand, top=None)
+    assert callers(game) == []
+    _, game, _ = _jopts(hand, seats=None)
+    assert callers(game) == []
+
+
+def test_a_down_player_draws_no_discard_and_still_may_be_called() -> None:
+    # §3.1 discard_after_down false: the down player draws from the stock only; a call may
+    # still be granted (a refusal would make them take the discard: discard-after-down)
+    table = [m.table_meld(r.split(), JAMAICA) for r in ("7h 7s 7c", "9d 9d JK", "Kc Kh Ks")]
+    _, game, opts = _jopts("2c 3c", table=table, opened=True)
+    assert opts == [{"draw": {"from": "stock"}}]
+    assert callers(game) == ["bob", "cy", "dee"]
+    s, game, _ = _jopts("2c 3c", table=table, opened=True)
+    refused = play_turn_so_far(s.game(), s.turn(call=Call("bob", False)))
+    assert refused is not None and refused.code == "discard-after-down"
+
+
+def test_before_going_down_the_lay_is_the_only_play_but_a_discard() -> None:
+    # §3.1: no meld before going down (contract-not-met), no build (build-before-opening);
+    # §5: the lay that meets the contract with the most cards (not the lowest deadwood)
+    hand = "Kc Kd Kh Qc Qd Qh 2c 2d 2h 2s 2c Ac As"
+    table = [m.table_meld(["5h", "6h", "7h", "8h"], JAMAICA)]
+    _, game, opts = _jopts(hand, table=table, draw=Draw(STOCK, Card.parse("JK")))
+    lays = [o for o in opts if "lay" in o]
+    assert lays == [{"lay": [["2c", "2c", "2d", "2h", "2s"], ["Qc", "Qd", "Qh"],
+                             ["Kc", "Kd", "Kh", "JK=K"]]}]
+    assert not any("meld" in o or "build" in o or "shift" in o for o in opts)
+    assert {"discard": "JK"} not in opts and {"discard": "Ac"} in opts  # joker_discard false
+    # the analysis keeps the lowest deadwood instead: fewer cards
+    assert analyze(game.hand("ann"), JAMAICA, False, round=1).melded_count == 9
+    # a hand without the contract has no lay
+    _, _, opts = _jopts("Kc Kd Kh Qc Qd 2c 3d 4h 5s", draw=Draw(STOCK, Card.parse("9c")))
+    assert not any("lay" in o for o in opts)
+
+
+def test_a_lay_of_every_card_goes_out_or_gives_way() -> None:
+    # kalooki-jamaica final_discard optional: down-and-out by the lay is listed
+    hand = "7h 7s 7c 9d 9d JK Kc Kh Ks"
+    _, _, opts = _jopts(hand, draw=Draw(STOCK, Card.parse("Kd")))
+    assert {"lay": [["7c", "7h", "7s"], ["9d", "9d", "JK=9"], ["Kc", "Kd", "Kh", "Ks"]]} in opts
+    # final_discard required: every card laid would be final-discard-required, so the listed
+    # lay keeps one card back, and it is accepted
+    rules = resolve({"base": "kalooki-jamaica", "overrides": {"final_discard": "required"}})
+    s, _, opts = _jopts(hand, draw=Draw(STOCK, Card.parse("Kd")), rules=rules)
+    lays = [o for o in opts if "lay" in o]
+    assert len(lays) == 1 and sum(len(x) for x in lays[0]["lay"]) == 9
+    lay = LayPlay(tuple(MeldPlay(tuple(m.as_tokens(x))) for x in lays[0]["lay"]))
+    assert s.ruling(s.turn(plays=[lay])) is None
+
+
+def test_down_players_shift_and_build_but_meld_nothing() -> None:
+    # §3.1 joker_shift run_end: the natural takes the joker's place, the joker moves to an
+    # end (each end listed); melds_after_contract false: no meld of one's own
+    table = [m.table_meld(["5h", "JK", "7h", "8h"], JAMAICA),
+             m.table_meld(["Kc", "Kh", "Ks"], JAMAICA)]
+    _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, opened=True,
+                        draw=Draw(STOCK, Card.parse("Kd")))
+    assert {"shift": {"meld": 0, "card": "6h", "end": "low"}} in opts
+    assert {"shift": {"meld": 0, "card": "6h", "end": "high"}} in opts
+    assert {"build": {"meld": 1, "cards": ["Kd"]}} in opts
+    assert {"build": {"meld": 0, "cards": ["4h"]}} in opts
+    assert not any("meld" in o or "lay" in o for o in opts)  # 2c 2d 2s: contract-extra-meld
+    # not down: no shift (joker-not-shiftable), no build
+    _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, draw=Draw(STOCK, Card.parse("Kd")))
+    assert not any("shift" in o or "build" in o for o in opts)
+    # melds_after_contract true (an override): the down player's own melds are listed
+    rules = resolve({"base": "kalooki-jamaica", "overrides": {"melds_after_contract": True}})
+    _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, opened=True, rules=rules,
+                        draw=Draw(STOCK, Card.parse("Kd")))
+    assert {"meld": ["2c", "2d", "2s"]} in opts
+
+
+@pytest.mark.parametrize("spec", [
+    {"base": "kalooki-jamaica", "overrides": {"melds_after_contract": True}},
+    {"base": "kalooki-jamaica", "overrides": {"discard_after_down": True, "joker_discard": True,
+                                              "final_discard": "required"}},
+], ids=["melds_after_contract", "discard_after_down,joker_discard,final_discard"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), cut=st.floats(0, 1, exclude_max=True),
+       where=st.floats(0, 1, exclude_max=True))
+def test_both_ways_under_contract_overrides(spec: dict, seed: int, cut: float,
+                                            where: float) -> None:
+    s = state_from_selfplay(spec, seed, cut, where)
+    if s is None:
+        return
+    check_state(s, random.Random(seed))
