@@ -139,3 +139,122 @@ def test_the_hostile_worst_cases_are_bounded(client) -> None:
                                                                           "turn": {}}):
         r = client.post("/v1/turns/options", json=body)
         assert r.status_code == 422 and r.get_json()["code"] == "search-too-large"
+
+
+# -- contract rule sets (SPEC §3.1, §5): round, players, down, calls_made as /turns/check -------
+
+ANN = ["7h", "7s", "7c", "9d", "9d", "JK", "Kc", "Kh", "Ks"]
+JAM = {"ruleset": "kalooki-jamaica", "round": 1, "hand": ANN, "discard_top": "2s",
+       "players": ["ann", "bob", "cy"]}
+BIG = ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c", "Tc", "Jc", "Qc", "Kc", "Ac", "2d", "3d",
+       "4d"]
+
+
+def _both(client, body):
+    """The same body to /turns/options and /turns/check (with a discard to end its turn)."""
+    a = client.post("/v1/turns/options", json=body)
+    turn = {"draw": {"from": "stock", "card": "5d"}, **body.get("turn", {}), "discard": "5d"}
+    b = client.post("/v1/turns/check", json={**body, "turn": turn})
+    return a, b
+
+
+@pytest.mark.parametrize(("change", "code", "field"), [
+    ({"round": None}, "round-required", None),
+    ({"round": 10}, "invalid-round", None),
+    ({"round": 0}, "invalid-round", None),
+    ({"hand": BIG}, "hand-too-large", "hand"),
+    ({"down": ["zed"]}, "unknown-player", "down.zed"),
+    ({"calls_made": {"zed": 1}}, "unknown-player", "calls_made.zed"),
+    ({"calls_made": {"bob": "2"}}, "validation-error", "calls_made.bob"),
+    ({"players": ["ann", "ann"]}, None, None),
+])
+def test_contract_bodies_are_refused_as_turns_check_refuses_them(client, change, code,
+                                                                field) -> None:
+    body = {k: v for k, v in {**JAM, **change}.items() if v is not None}
+    a, b = _both(client, body)
+    assert a.status_code == b.status_code == 422, (a.get_json(), b.get_json())
+    assert a.get_json()["code"] == b.get_json()["code"]
+    if code is not None:
+        assert a.get_json()["code"] == code
+    if field is not None:
+        assert field in a.get_json()["errors"]
+    assert a.get_json()["errors"] == b.get_json()["errors"]
+
+
+def test_a_round_in_a_classic_body_is_invalid_round(client) -> None:
+    r = client.post("/v1/turns/options", json={**HUNT, "round": 1})
+    assert r.status_code == 422 and r.get_json()["code"] == "invalid-round"
+    assert "callers" not in _post(client, HUNT)
+
+
+def test_callers_and_a_call_in_the_turn_so_far(client) -> None:
+    # §3.1: bob may call (cy discarded the 2s: call-own-discard); a granted call leaves the
+    # stock draw, a refused one the discard
+    a = _post(client, {**JAM, "turn": {}})
+    assert a["phase"] == "draw" and a["callers"] == ["bob"]
+    granted = _post(client, {**JAM, "turn": {"call": {"player": "bob", "granted": True,
+                                                       "penalty": ["Ad"]}}})
+    assert granted["legal"] and granted["phase"] == "draw" and granted["callers"] == []
+    assert granted["options"] == [{"draw": {"from": "stock"}}]
+    refused = _post(client, {**JAM, "turn": {"call": {"player": "bob", "granted": False}}})
+    assert refused["options"] == [{"draw": {"from": "discard"}}]
+    bad = _post(client, {**JAM, "turn": {"call": {"player": "cy", "granted": True,
+                                                   "penalty": ["Ad"]}}})
+    assert bad["legal"] is False and bad["violations"][0]["code"] == "call-own-discard"
+    r = client.post("/v1/turns/options", json={**JAM, "turn": {"call": {"player": "bob",
+                                                                      "granted": True}}})
+    assert r.status_code == 422 and r.get_json()["code"] == "missing-card"
+    assert list(r.get_json()["errors"]) == ["turn.call.penalty"]
+    # the turn is the first seat's: another player's turn is out-of-turn, as /turns/check says
+    other = _post(client, {**JAM, "turn": {"player": "bob"}})
+    assert other["legal"] is False and other["violations"][0]["code"] == "out-of-turn"
+    assert _post(client, {**JAM, "turn": {"player": "bob", "draw": {
+        "from": "stock", "card": "5d"}, "discard": "5d"}}, "/v1/turns/check")[
+        "violations"][0]["code"] == "out-of-turn"
+
+
+def test_the_lay_then_down_and_out(client) -> None:
+    # §5: one lay, the most cards; after it a down player's last card may end the hand
+    a = _post(client, {**JAM, "turn": {"draw": {"from": "stock", "card": "Kd"}}})
+    assert a["callers"] == [] and a["can_end"]
+    lays = [o for o in a["options"] if "lay" in o]
+    assert lays == [{"lay": [["7c", "7h", "7s"], ["9d", "9d", "JK=9"],
+                             ["Kc", "Kd", "Kh", "Ks"]]}]
+    assert not any("meld" in o or "build" in o for o in a["options"])
+    assert {"discard": "JK"} not in a["options"]  # joker_discard false
+    assert a["hint"]["can_go_out"] is True
+    done = _post(client, {**JAM, "turn": {"draw": {"from": "stock", "card": "Kd"},
+                                          "plays": lays}})
+    assert done["legal"] and done["phase"] == "ended" and done["options"] == []
+    checked = _post(client, {**JAM, "turn": {"draw": {"from": "stock", "card": "Kd"},
+                                             "plays": lays}}, "/v1/turns/check")
+    assert checked["legal"] and checked["finish"] == "special"
+
+
+def test_contract_options_agree_with_check_in_the_draw_phase(client) -> None:
+    """Self-play states before the draw (with a call or not): each listed draw appended
+    is legal, and each listed caller's call is legal for /turns/options."""
+    rng = random.Random(23)
+    seen = 0
+    for _ in range(12):
+        s = state_from_selfplay("kalooki-jamaica", rng.randint(0, 10_000), rng.random(), 0.0)
+        if s is None or s.draw is not None:
+            continue
+        body = {"ruleset": "kalooki-jamaica", "round": s.round, "players": s.seats,
+                "down": list(s.down), "calls_made": s.calls_made, "opened": s.opened,
+                "table": [{"cards": [c.text for c in x.cards], "closed": x.locked}
+                          for x in s.table],
+                "hand": [str(c) for c in s.hand], "discard_top": str(s.top) if s.top else None}
+        a = _post(client, {**body, "turn": {}})
+        assert a["legal"] and a["phase"] == "draw"
+        unseen = str(s.game().state.unseen[0])  # a card still in the stock
+        for caller in a["callers"]:
+            turns = [{"call": {"player": caller, "granted": g}} for g in (True, False)]
+            turns[0]["call"]["penalty"] = [unseen]
+            assert any(_post(client, {**body, "turn": t})["legal"] for t in turns), caller
+        for o in a["options"]:
+            after = _post(client, {**body, "turn": {"draw": {
+                **o["draw"], "card": str(s.top) if o["draw"]["from"] == "discard" else unseen}}})
+            assert after["legal"], (o, after["violations"])
+        seen += 1
+    assert seen
