@@ -258,3 +258,28 @@ def test_contract_options_agree_with_check_in_the_draw_phase(client) -> None:
             assert after["legal"], (o, after["violations"])
         seen += 1
     assert seen
+
+
+def test_contract_answers_and_records_match_the_openapi_schemas(client) -> None:
+    """The Option and Play components hold the lay and the shift, Turn the call and the
+    hand record its round (SPEC §3.1), so a client generated from the document reads them."""
+    from jsonschema import ValidationError
+
+    from tests.api.test_contract import _validator
+    from tests.api.test_contract_referee import RECORD
+
+    spec = client.get("/openapi.json").get_json()
+    answer = spec["components"]["schemas"]["TurnOptionsResponse"]
+    table = [["5h", "JK", "7h", "8h"], ["Kc", "Kh", "Ks"]]
+    for body in ({**JAM, "turn": {"draw": {"from": "stock", "card": "Kd"}}}, {**JAM, "turn": {}},
+                 {**JAM, "table": table, "opened": True, "hand": ["6h", "2c", "4h"],
+                  "turn": {"draw": {"from": "stock", "card": "Kd"}}}):
+        a = _post(client, body)
+        kinds = {next(iter(o)) for o in a["options"]}
+        assert kinds & {"lay", "shift", "draw"}, kinds
+        _validator(spec, answer).validate(a)
+    _validator(spec, {"$ref": "#/components/schemas/HandRecord"}).validate(RECORD)
+    play = {"$ref": "#/components/schemas/Play"}
+    _validator(spec, play).validate({"shift": {"meld": 0, "card": "6h", "end": "low"}})
+    with pytest.raises(ValidationError):
+        _validator(spec, play).validate({"shift": {"card": "6h"}})
