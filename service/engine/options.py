@@ -506,10 +506,10 @@ def _lay_of(game: Game, cards: list[Card], work: Work) -> tuple[LayPlay | None, 
     whether that lay melds every card held."""
     assert game.round is not None
     try:
-        melds = best_lay(cards, game.rules, game.round, max(0, work.left), most_cards=True)
+        melds, used = best_lay(cards, game.rules, game.round, max(0, work.left), most_cards=True)
     except SearchTooLarge:
         raise SearchTooLarge(work.budget) from None
-    work.spend(RULING_COST)
+    work.spend(used)
     if melds is None:
         return None, False
     whole = sum(len(x.cards) for x in melds) == game.cards_left

@@ -656,17 +656,19 @@ def _may_hold(counts: Counter[int], threes: int, fours: int, rules: RuleSet) -> 
 
 
 def best_lay(cards: Sequence[Card], rules: RuleSet, round: int, budget: int = WORK_BUDGET, *,
-             most_cards: bool = False) -> tuple[Meld, ...] | None:
+             most_cards: bool = False) -> tuple[tuple[Meld, ...] | None, int]:
     """The melds of the lay meeting ``round``'s contract (SPEC §3.1) that leaves the
     lowest deadwood (as ``/hands/analyze``), or with ``most_cards`` the one that melds
-    the most cards (then the most points: ``/turns/options``'s lay); None when no lay
-    meets the contract. :class:`SearchTooLarge` past ``budget``."""
-    lay = _best_lay(sorted(cards, key=lambda c: c.index), rules, round, budget, most_cards)
-    return None if lay is None else lay.melds
+    the most cards (then the most points: ``/turns/options``'s lay), None when no lay
+    meets the contract; and the work the search spent. :class:`SearchTooLarge` past
+    ``budget``."""
+    used = [0]
+    lay = _best_lay(sorted(cards, key=lambda c: c.index), rules, round, budget, most_cards, used)
+    return (None if lay is None else lay.melds), used[0]
 
 
 def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int,
-              most_cards: bool = False) -> _Lay | None:
+              most_cards: bool = False, used: list[int] | None = None) -> _Lay | None:
     """The lay meeting ``round``'s contract with the least (deadwood, -cards melded,
     -points) (``most_cards``: the least (cards left, -points)), and whether some lay
     melds every card or every card but one discardable one; None when no lay meets it.
@@ -775,6 +777,8 @@ def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int,
         return res
 
     cost, whole, one, _ = solve(state0, threes, fours, 0, 0, len(hand))
+    if used is not None:
+        used[0] = budget - left
     if cost >= _INF:
         return None
     laid: list[Meld] = []
