@@ -283,3 +283,38 @@ def test_contract_answers_and_records_match_the_openapi_schemas(client) -> None:
     _validator(spec, play).validate({"shift": {"meld": 0, "card": "6h", "end": "low"}})
     with pytest.raises(ValidationError):
         _validator(spec, play).validate({"shift": {"card": "6h"}})
+
+
+def test_every_step_of_a_jamaican_record_asks_as_the_console_does(client) -> None:
+    """The console's panel (console.js renderOptions) builds a /turns/options body from a
+    step's state: the seats from the player to move, `down` without them, `calls_made`.
+    Every step of a legal Jamaican self-play hand so asked is legal, before the draw and
+    after the draw the record makes next."""
+    from service.engine.selfplay import Bot
+
+    rules = CATALOG["kalooki-jamaica"]
+    asked = 0
+    for seed in (3, 11):
+        data = Bot(rules, ["ann", "bob", "cy", "dee"], seed=seed).play()
+        data["turns"] = data["turns"][:12]
+        steps = client.post("/v1/hands/adjudicate?steps=true", json=data).get_json()["steps"]
+        for k, step in enumerate(steps[:-1]):
+            s = step["state"]
+            me = s["next_player"]
+            hand = next(x for x in s["hands"] if x["id"] == me)
+            ids = [x["id"] for x in s["hands"]]
+            at = ids.index(me)
+            body = {"ruleset": "kalooki-jamaica", "hand": hand["cards"],
+                    "opened": me in s["opened"], "discard_top": s["discard_top"],
+                    "table": [{"cards": x["cards"], "closed": True} if x["closed"]
+                              else x["cards"] for x in s["table"]],
+                    "round": s["round"], "players": ids[at:] + ids[:at],
+                    "down": [p for p in s["down"] if p != me], "calls_made": s["calls_made"]}
+            a = _post(client, {**body, "turn": {}})
+            assert a["legal"] and a["phase"] == "draw", a["violations"]
+            played = steps[k + 1]["played"]
+            if played.get("call") is None and "card" in played["draw"]:
+                b = _post(client, {**body, "turn": {"draw": played["draw"]}})
+                assert b["legal"] and b["phase"] == "play", b["violations"]
+            asked += 1
+    assert asked >= 20
