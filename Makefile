@@ -46,7 +46,7 @@ lint: install
 	$(BIN)/ruff check .
 
 openapi: install
-	$(BIN)/python -m service.api.openapi_dump > openapi/openapi.json
+	$(BIN)/python -m service.docs.openapi_dump > openapi/openapi.json
 
 # The message template (service/i18n/messages.pot) from the code, then every catalog brought up
 # to date with it (new messages untranslated, so English until translated). A new language:

@@ -68,7 +68,11 @@ workers = S.WEB_CONCURRENCY or multiprocessing.cpu_count()
 threads = S.GUNICORN_THREADS or 1
 worker_class = S.worker_class()
 _gevent = "gevent" in worker_class
-# connections one gevent worker holds at once (each idle one costs a greenlet and a socket)
+# connections one gevent worker holds at once (each idle one costs a greenlet and a socket);
+# a live event stream (GET /v1/matches/{id}/events) is one of them, held as a greenlet
+# that waits on the worker's one Redis pub/sub listener: keep this above
+# EVENTS_MAX_SUBSCRIBERS (default 1000 streams a worker) with room for other requests.
+# Under gthread/sync a stream holds a thread for its whole life: use gevent for events.
 worker_connections = S.GUNICORN_WORKER_CONNECTIONS
 timeout = S.GUNICORN_TIMEOUT
 graceful_timeout = 10
@@ -137,7 +141,7 @@ def worker_exit(server, worker):  # noqa: ARG001 - gunicorn hook signature
     """In the worker, as it stops: write out the last second of metrics tallies."""
     import sys
 
-    metrics = sys.modules.get("service.api.metrics")  # absent in the bench's baseline app
+    metrics = sys.modules.get("service.web.metrics")  # absent in the bench's baseline app
     if metrics is not None:
         metrics.flush_all()
 

@@ -14,28 +14,24 @@ from flask_smorest.utils import prepare_response
 
 from . import ledger, logs, settings
 from .api import (
-    contract,
-    docs,
     hands,
     health,
     jokers,
     matches,
     melds,
-    metrics,
-    ratelimit,
     referee,
-    requestid,
     rulesets,
-    security,
     violations,
 )
-from .api.bodies import BodyGuard
 from .api.common import ProblemSchema
-from .api.console import bp as console_bp
-from .api.jsonio import OrjsonProvider
-from .api.parsing import install_fast_views
 from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
+from .docs import contract, docs, pages
+from .docs.console import bp as console_bp
 from .i18n import N_
+from .web import metrics, ratelimit, requestid, security
+from .web.bodies import BodyGuard
+from .web.jsonio import OrjsonProvider
+from .web.parsing import install_fast_views
 
 API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
@@ -63,7 +59,7 @@ class KalukiApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
     def _openapi_json(self) -> Response:
-        """The document finished for client generators (service/api/contract.py), built once."""
+        """The document finished for client generators (service/docs/contract.py), built once."""
         cached = getattr(self, "_finished_spec", None)
         if cached is None:
             cached = self._finished_spec = orjson.dumps(contract.finish(self.spec.to_dict()))
@@ -108,18 +104,19 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(console_bp)  # the referee console page: not in the API document
     ledger.setup(app)  # match ledgers in Redis (created on first use)
     install(app)  # after Api(): our problem handlers replace flask-smorest's
+    pages.install(app)  # every problem's and violation's type resolves: /problems/{code}
     if app.config.get("FAST_VIEWS", True):
         install_fast_views(app)
 
     docs.install(app)  # /docs: Swagger UI 5 from a package, under a strict CSP
 
     security.install(app)  # nosniff, no-store, CSP; METRICS_TOKEN
-    ratelimit.install(app)  # RATELIMIT_* (service/api/ratelimit.py)
+    ratelimit.install(app)  # RATELIMIT_* (service/web/ratelimit.py)
     CORS(app, origins=security.cors_origins(found),
          expose_headers=["ETag", "Location", "Retry-After", "Link", "Idempotent-Replayed",
                          "RateLimit", "RateLimit-Policy", requestid.HEADER])
     _cors_for_browsers_only(app)
-    # bodies are read whole and in time before any view sees them (service/api/bodies.py)
+    # bodies are read whole and in time before any view sees them (service/web/bodies.py)
     app.wsgi_app = BodyGuard(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"],  # type: ignore[method-assign]
                              found.REQUEST_BODY_TIMEOUT)
     if not app.config.get("TESTING_NO_METRICS"):

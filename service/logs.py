@@ -1,7 +1,7 @@
 """Logs: one JSON format for the app and gunicorn, request ids in every line, an access log.
 
 * ``request_id`` (a context variable) holds the id of the request being served;
-  ``service.api.requestid`` sets it. :class:`RequestIdFilter`, on every handler,
+  ``service.web.requestid`` sets it. :class:`RequestIdFilter`, on every handler,
   copies it into each record, so every line logged while serving a request
   (the app's, the ledger's, flask's) carries ``request_id``.
 * ``LOG_FORMAT``: ``json`` (default; python-json-logger, one object per line:
@@ -33,7 +33,7 @@ from .settings import Settings, load
 request_id: ContextVar[str | None] = ContextVar("kaluki_request_id", default=None)
 
 ENVIRON_KEY = "kaluki.request_id"  # the WSGI environ key for the access log
-RULE_KEY = "kaluki.url_rule"  # set by service.api.metrics (the rule Flask matched)
+RULE_KEY = "kaluki.url_rule"  # set by service.web.metrics (the rule Flask matched)
 
 
 class RequestIdFilter(logging.Filter):

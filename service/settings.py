@@ -30,7 +30,7 @@ from typing import Any
 SERVER = "Server (deploy/gunicorn.conf.py)"
 APP = "The application"
 LEDGER = "Match ledgers and Redis (service/ledger/)"
-RATELIMIT = "Rate limits (service/api/ratelimit.py)"
+RATELIMIT = "Rate limits (service/web/ratelimit.py)"
 GROUPS = (SERVER, APP, LEDGER, RATELIMIT)
 
 TRUE = ("1", "true", "yes", "on")
@@ -204,6 +204,15 @@ class Settings:
     LEDGER_TOMBSTONE_SECONDS: int = setting(
         400 * 24 * 3600, integer(1), "how long a deleted or expired id stays its owner's "
         "(at least twice the TTL)", LEDGER, shown="34560000 (400 days)")
+    EVENTS_MAX_SUBSCRIBERS: int = setting(
+        1000, integer(1), "live event streams (GET /v1/matches/{id}/events) one worker holds; "
+        "more is 503 `too-many-subscribers`", LEDGER)
+    EVENTS_HEARTBEAT_SECONDS: float = setting(
+        15.0, number(0.01), "seconds between an event stream's heartbeats (an SSE comment)",
+        LEDGER)
+    EVENTS_POLL_SECONDS: float = setting(
+        1.0, number(0.01), "seconds between a worker's checks of its streams' matches (beside "
+        "Redis pub/sub, so a lost message delays an event at most this long)", LEDGER)
     LEDGER_MAX_HANDS: int = setting(
         1000, integer(1), "entries (hands, buy-ins) per match; then 409 `match-full`", LEDGER)
     LEDGER_MAX_ENTRY_BYTES: int = setting(

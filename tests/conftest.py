@@ -6,7 +6,7 @@ green build stays green; locally every run explores new examples.
 
 import os
 
-# Rate limits are on by default (service/api/ratelimit.py); tests create matches in bursts,
+# Rate limits are on by default (service/web/ratelimit.py); tests create matches in bursts,
 # so they are off unless a test turns them on (app config RATELIMIT_ENABLED, or extra_env)
 os.environ.setdefault("RATELIMIT_ENABLED", "false")
 

@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from ..engine.rulings import MAX_CARDS
-from .parsing import Bool, FastField, Int
+from ..web.parsing import Bool, FastField, Int
 
 
 class RuleSetField(FastField):
@@ -20,7 +20,7 @@ class RuleSetField(FastField):
         raise ValidationError("a rule set is a catalog name or {\"base\": NAME, \"overrides\": {...}}")
 
 
-RULESET_DOC = {"x-ref": "RuleSetRef"}  # a $ref in the document (service/api/contract.py)
+RULESET_DOC = {"x-ref": "RuleSetRef"}  # a $ref in the document (service/docs/contract.py)
 
 
 class StrictSchema(Schema):

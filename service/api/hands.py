@@ -9,14 +9,14 @@ from marshmallow import Schema, fields, validate
 
 from ..engine import rulings
 from ..engine.scoring import FINISHES
+from ..web.jsonio import json_response
+from ..web.parsing import Blueprint, Bool, Int
 from .common import (
     MeldSchema,
     StrictSchema,
     card_list,
     ruleset_field,
 )
-from .jsonio import json_response
-from .parsing import Blueprint, Bool, Int
 from .render import render_analysis, render_score
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",

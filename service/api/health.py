@@ -17,8 +17,8 @@ from typing import Literal
 from flask import Response, current_app
 
 from .. import settings
-from .jsonio import dumps, json_response
-from .parsing import Blueprint
+from ..web.jsonio import dumps, json_response
+from ..web.parsing import Blueprint
 
 blp = Blueprint("health", __name__, description="Probes for orchestrators.")
 log = logging.getLogger(__name__)

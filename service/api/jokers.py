@@ -8,6 +8,8 @@ from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine import rulings
+from ..web.jsonio import json_response
+from ..web.parsing import Blueprint, Bool, Int
 from .common import (
     MeldSchema,
     StrictSchema,
@@ -15,8 +17,6 @@ from .common import (
     card_list,
     ruleset_field,
 )
-from .jsonio import json_response
-from .parsing import Blueprint, Bool, Int
 from .render import render_release
 
 blp = Blueprint("jokers", __name__, url_prefix="/v1/jokers",

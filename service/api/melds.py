@@ -9,6 +9,8 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from ..engine import rulings
 from ..engine.rulings import MAX_CARDS
+from ..web.jsonio import json_response
+from ..web.parsing import Blueprint, Bool, FastField, Int
 from .common import (
     MeldSchema,
     StrictSchema,
@@ -16,8 +18,6 @@ from .common import (
     card_list,
     ruleset_field,
 )
-from .jsonio import json_response
-from .parsing import Blueprint, Bool, FastField, Int
 from .render import render_build, render_meld_ruling, render_opening
 
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",

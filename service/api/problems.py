@@ -25,8 +25,8 @@ from ..engine.solver import HandTooLarge
 from ..i18n import N_, SOURCE, gettext, render, resolve
 from ..ledger.errors import LedgerError
 from ..logs import request_id
+from ..web.jsonio import dumps
 from ..web.language import language
-from .jsonio import dumps
 from .render import violation_dict, violation_text
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -94,6 +94,11 @@ TITLES: Mapping[str, str] = {
     "buy-ins-closed": N_("Buy-ins closed", "title"),
     "buy-ins-exhausted": N_("No buy-ins left", "title"),
     "player-not-eliminated": N_("Player not eliminated", "title"),
+    "invalid-currency": N_("Unknown currency", "title"),
+    "correction-conflict": N_("Correction conflicts with a later entry", "title"),
+    "invalid-correction": N_("Invalid correction", "title"),
+    "no-stakes": N_("Match has no stakes", "title"),
+    "too-many-subscribers": N_("Too many event streams", "title"),
     "body-incomplete": N_("Request body incomplete", "title"),
     "request-timeout": N_("Request timeout", "title"),
     "rate-limited": N_("Too many requests", "title"),
@@ -110,12 +115,14 @@ STATUS: Mapping[str, int] = {
     "method-not-allowed": 405, "not-acceptable": 406, "request-timeout": 408,
     "match-exists": 409, "match-full": 409, "match-finished": 409, "buy-ins-not-allowed": 409,
     "player-not-eliminated": 409, "buy-ins-closed": 409, "buy-ins-exhausted": 409,
+    "correction-conflict": 409, "no-stakes": 409,
     "precondition-failed": 412,
     "payload-too-large": 413, "entry-too-large": 413,
     "unsupported-media-type": 415,
     "rate-limited": 429,
     "internal-error": 500,
     "ledger-busy": 503, "ledger-unavailable": 503, "service-unavailable": 503,
+    "too-many-subscribers": 503,
 }
 """Statuses by code. A code answers one status wherever it is raised, with the
 exceptions in :data:`ALSO_STATUS`."""
@@ -132,6 +139,7 @@ HEADERS: Mapping[str, Mapping[str, str]] = {
     "token-required": {"WWW-Authenticate": 'Bearer realm="kaluki-matches"'},
     "ledger-busy": {"Retry-After": "1"},
     "ledger-unavailable": {"Retry-After": RETRY_AFTER},
+    "too-many-subscribers": {"Retry-After": RETRY_AFTER},
 }
 
 # codes only the API itself answers, each with a detail of its own (the rest are engine or
@@ -141,6 +149,7 @@ _API_CODES = frozenset({
     "unsupported-media-type", "not-acceptable", "validation-error", "body-incomplete",
     "request-timeout", "rate-limited", "internal-error", "service-unavailable",
     "idempotency-key-required", "idempotency-key-invalid", "invalid-cursor",
+    "invalid-currency", "too-many-subscribers",
 })
 
 ENGINE_DETAIL = "{detail}"
@@ -355,11 +364,8 @@ def _limit() -> int:
 
 
 def install(app: Flask) -> None:
-    """Route every error through problem details, and make each ``type`` URI resolve."""
-
-    from . import pages  # the code pages import this module
-
-    pages.install(app)
+    """Route every error through problem details (the pages each ``type`` names are
+    :mod:`service.docs.pages`)."""
 
     @app.errorhandler(Problem)
     def _problem(exc: Problem) -> Response:

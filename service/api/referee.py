@@ -24,6 +24,8 @@ from ..engine.rulings import cards_at, table_entry_at
 from ..engine.rulings import rules_at as rules_of
 from ..engine.solver import WORK_BUDGET, HandTooLarge
 from ..i18n import N_
+from ..web.jsonio import json_response
+from ..web.parsing import Blueprint, Bool, Int, hot
 from .common import (
     MeldSchema,
     StrictSchema,
@@ -33,8 +35,6 @@ from .common import (
     ruleset_field,
 )
 from .hands import PlayerScoreSchema
-from .jsonio import json_response
-from .parsing import Blueprint, Bool, Int, hot
 from .problems import MALFORMED_JSON, Problem, engine_problem, error_problem
 from .render import (
     render_adjudication,

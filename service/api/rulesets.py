@@ -9,8 +9,8 @@ from marshmallow import Schema, fields
 
 from ..engine.rules import CATALOG, PARAMS, RuleSet
 from ..i18n import N_
-from .jsonio import dumps, json_response
-from .parsing import Blueprint, Int
+from ..web.jsonio import dumps, json_response
+from ..web.parsing import Blueprint, Int
 from .problems import Problem
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets",

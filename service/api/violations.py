@@ -7,8 +7,8 @@ from marshmallow import Schema, fields
 
 from ..engine import violations as v
 from ..i18n import LANGUAGES, gettext
-from .jsonio import json_response
-from .parsing import Blueprint
+from ..web.jsonio import json_response
+from ..web.parsing import Blueprint
 
 blp = Blueprint("violations", __name__, url_prefix="/v1/violations",
                 description="The published list of violation codes.")

@@ -8,7 +8,7 @@ what to cover from the service itself:
 
 * the rule sets: ``GET /v1/rulesets``; the violation codes: ``GET /v1/violations``;
 * the 422 problem codes each stateless endpoint and the referee can answer: the
-  operations table of the API document (``service/api/contract.py``), with the status
+  operations table of the API document (``service/docs/contract.py``), with the status
   table of ``service/api/problems.py``;
 * the endpoints: the app's URL map (``/v1/turns/options`` gets cases once it exists).
 
@@ -70,9 +70,7 @@ SLUGS = {"/v1/melds/validate": "validate", "/v1/melds/opening": "opening",
 
 # codes an operation's documentation lists that no request to it can produce, with why
 # (reported, and not required of the corpus)
-UNREACHABLE: Mapping[str, str] = {
-    "invalid-finish": "the body schema admits only \"out\" and \"special\" (validation-error first)",
-}
+UNREACHABLE: Mapping[str, str] = {}
 
 
 def slug(path: str) -> str:
@@ -109,8 +107,8 @@ class Service:
 def problem_targets(routes: set[tuple[str, str]]) -> dict[str, set[str]]:
     """path -> the 422 codes its documentation says it can answer (stateless and referee
     operations present in the app), from the operations table of the API document."""
-    from ..api.contract import OPERATIONS
     from ..api.problems import STATUS, TITLES
+    from ..docs.contract import OPERATIONS
 
     out: dict[str, set[str]] = {}
     for (method, path), op in OPERATIONS.items():

@@ -1,1 +1,1 @@
-"""The referee console's static assets (``static/``), served by :mod:`service.api.console`."""
+"""The referee console's static assets (``static/``), served by :mod:`service.docs.console`."""

@@ -107,6 +107,18 @@ class MatchState:
     status: str = IN_PROGRESS
     winner: str | None = None
     co_winners: tuple[str, ...] = ()
+    # (hand seq, seq of its latest correction), by hand seq (SPEC §7.1 corrected_by)
+    corrected: tuple[tuple[int, int], ...] = ()
+    voided_rounds: int = 0
+    """Contract matches: rounds whose hand was voided (each used its deal, SPEC §3.1)."""
+
+    @property
+    def rounds_dealt(self) -> int:
+        """The rounds dealt so far: every hand entered, voided ones included."""
+        return self.hands_played + self.voided_rounds
+
+    def corrected_by(self, seq: int) -> int | None:
+        return next((c for h, c in self.corrected if h == seq), None)
 
     @property
     def players(self) -> list[str]:
@@ -117,15 +129,22 @@ class MatchState:
         return [s.player for s in self.standings if not s.eliminated]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"standings": [s.to_dict() for s in self.standings],
-                "hands_played": self.hands_played, "status": self.status,
-                "winner": self.winner, "co_winners": list(self.co_winners)}
+        out = {"standings": [s.to_dict() for s in self.standings],
+               "hands_played": self.hands_played, "status": self.status,
+               "winner": self.winner, "co_winners": list(self.co_winners)}
+        if self.corrected:
+            out["corrected"] = [list(pair) for pair in self.corrected]
+        if self.voided_rounds:
+            out["voided_rounds"] = self.voided_rounds
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> MatchState:
         return cls(standings=tuple(Standing(**s) for s in d["standings"]),
                    hands_played=d["hands_played"], status=d["status"], winner=d["winner"],
-                   co_winners=tuple(d.get("co_winners", ())))
+                   co_winners=tuple(d.get("co_winners", ())),
+                   corrected=tuple((int(h), int(c)) for h, c in d.get("corrected", ())),
+                   voided_rounds=int(d.get("voided_rounds", 0)))
 
 
 def new_state(players: Sequence[str]) -> MatchState:
@@ -160,6 +179,22 @@ def _finish(state: MatchState, contenders: Sequence[Standing]) -> MatchState:
     return replace(state, status=FINISHED, winner=None, co_winners=tuple(s.player for s in top))
 
 
+def provisional_winners(state: MatchState, end: MatchEnd) -> list[str]:
+    """The winner(s) of the match, or of the match if it ended now (SPEC §7.1 settlement
+    in progress): by the tie rule over every player (goal, hands), or over the players
+    still in (elimination: least penalty, then most points, then most hands won)."""
+    if state.status == FINISHED:
+        return [state.winner] if state.winner is not None else list(state.co_winners)
+    if end.mode == MatchEndMode.ELIMINATION:
+        still_in = [s for s in state.standings if not s.eliminated] or list(state.standings)
+
+        def key(s: Standing) -> tuple[int, int, int]:
+            return (s.penalty, -s.points, -s.hands_won)
+        best = min(key(s) for s in still_in)
+        return [s.player for s in still_in if key(s) == best]
+    return [s.player for s in _ranked_best(state.standings)]
+
+
 def _require_open(state: MatchState) -> None:
     if state.status == FINISHED:
         raise MatchError("match-finished", "the match is finished; it takes no more hands or buy-ins")
@@ -173,10 +208,7 @@ def apply_hand(state: MatchState, end: MatchEnd, winner: str,
     (contract matches, SPEC §3.1) must be the next one (else ``wrong-round``).
     """
     _require_open(state)
-    if round is not None and round != state.hands_played + 1:
-        raise MatchError("wrong-round", f"this hand must be round {state.hands_played + 1} "
-                         f"(one more than the {state.hands_played} hand(s) entered), not "
-                         f"{round}", "round")
+    _check_round(state, round)
     ids = [pid for pid, _, _ in scores]
     if sorted(ids) != sorted(state.active):
         raise MatchError("hand-players", "a hand is played by exactly the players still in the "
@@ -194,6 +226,22 @@ def apply_hand(state: MatchState, end: MatchEnd, winner: str,
     return _settle(state, end)
 
 
+def _check_round(state: MatchState, round: int | None) -> None:
+    dealt = state.rounds_dealt
+    if round is not None and round != dealt + 1:
+        raise MatchError("wrong-round", f"this hand must be round {dealt + 1} (one more than "
+                         f"the {dealt} hand(s) entered, voided ones included), not {round}",
+                         "round")
+
+
+def void_round(state: MatchState, end: MatchEnd, round: int | None = None) -> MatchState:
+    """A contract round whose hand was voided: it scored nothing but used its deal, so the
+    next hand is the round after it and the match may end with it (SPEC §3.1)."""
+    _require_open(state)
+    _check_round(state, round)
+    return _settle(replace(state, voided_rounds=state.voided_rounds + 1), end)
+
+
 def _settle(state: MatchState, end: MatchEnd) -> MatchState:
     if end.mode == MatchEndMode.GOAL:
         if any(s.points >= end.goal_points for s in state.standings):
@@ -202,7 +250,7 @@ def _settle(state: MatchState, end: MatchEnd) -> MatchState:
         if state.hands_played >= end.match_hands:
             return _finish(state, state.standings)
     elif end.mode == MatchEndMode.CONTRACTS:
-        if state.hands_played >= end.rounds:  # the last contract dealt: lowest penalty wins
+        if state.rounds_dealt >= end.rounds:  # the last contract dealt: lowest penalty wins
             least = min(s.penalty for s in state.standings)
             top = [s.player for s in state.standings if s.penalty == least]
             if len(top) == 1:
@@ -336,30 +384,185 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
     return ScoredHand(result.winner, result.finish, result.score, round_)
 
 
+# -- typed ledger events and corrections (SPEC §7.1) -----------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class HandEvent:
+    """A scored hand as the ledger holds it: ``scores`` are ``(player, points, penalty)``."""
+
+    seq: int
+    winner: str
+    scores: tuple[tuple[str, int, int], ...]
+    finish: str = "out"
+    special: bool = False
+    round: int | None = None
+    """Contract matches (SPEC §3.1): the round it was dealt in."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuyInEvent:
+    seq: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionEvent:
+    """A correction of the hand ``corrects`` (always the original hand's seq): the hand as
+    it should have been, or ``None`` when it is voided (it never counted)."""
+
+    seq: int
+    corrects: int
+    hand: HandEvent | None
+
+
+Event = HandEvent | BuyInEvent | CorrectionEvent
+
+
+class ReplayError(MatchError):
+    """Folding a ledger fails at entry ``seq`` (an entry the corrected ledger makes
+    impossible); ``code`` is the refusal's own (``match-finished``, ``hand-players``,
+    ``player-not-eliminated`` …)."""
+
+    def __init__(self, code: str, message: str, seq: int, field: str | None = None) -> None:
+        super().__init__(code, message, field)
+        self.seq = seq
+
+
+def _hand_event(seq: int, e: Mapping[str, Any]) -> HandEvent:
+    given = e.get("input")
+    round_ = given.get("round") if isinstance(given, Mapping) else None
+    return HandEvent(seq, e["winner"], tuple((s["id"], s["points"], s["penalty"])
+                                             for s in e["scores"]),
+                     e.get("finish", "out"), bool(e.get("special", False)),
+                     round_ if isinstance(round_, int) and not isinstance(round_, bool) else None)
+
+
+def event_of(e: Mapping[str, Any]) -> Event:
+    """The typed event of a stored ledger entry (as recorded: no re-scoring)."""
+    seq = e["seq"]
+    if e["type"] == "buy-in":
+        return BuyInEvent(seq, e["player"])
+    if e["type"] == "correction":
+        return CorrectionEvent(seq, e["corrects"], None if e.get("void") else _hand_event(seq, e))
+    return _hand_event(seq, e)
+
+
+def effective(events: Iterable[Event]) -> list[HandEvent | BuyInEvent]:
+    """The ledger as if every hand had been entered right: each hand in its place as its
+    latest correction says (left out when voided), buy-ins in theirs, corrections gone.
+
+    >>> h = HandEvent(0, "ann", (("ann", 5, 0), ("bob", 0, 3)))
+    >>> fix = HandEvent(2, "bob", (("ann", 0, 4), ("bob", 6, 0)))
+    >>> [e.winner for e in effective([h, BuyInEvent(1, "cy"), CorrectionEvent(2, 0, fix)])
+    ...  if isinstance(e, HandEvent)]
+    ['bob']
+    >>> effective([h, CorrectionEvent(1, 0, None)])
+    []
+    """
+    slots: dict[int, HandEvent | BuyInEvent | None] = {}
+    for ev in events:
+        if isinstance(ev, CorrectionEvent):
+            slots[ev.corrects] = ev.hand
+        else:
+            slots[ev.seq] = ev
+    return [ev for _, ev in sorted(slots.items()) if ev is not None]
+
+
+def _corrections(events: Iterable[Event]) -> tuple[tuple[int, int], ...]:
+    latest: dict[int, int] = {}
+    for ev in events:
+        if isinstance(ev, CorrectionEvent):
+            latest[ev.corrects] = ev.seq
+    return tuple(sorted(latest.items()))
+
+
+def fold_events(players: Sequence[str], end: MatchEnd, events: Sequence[Event]) -> MatchState:
+    """The match after ``events``, every correction applied: standings, match end,
+    buy-ins (re-entering at the penalty the re-fold gives) and the winner are re-folded
+    from the start. An event the folded match cannot take raises :class:`ReplayError`
+    naming its seq (for a corrected hand, the original hand's seq).
+
+    In a contract match (SPEC §3.1) a voided hand still used its deal: the next hand is
+    the round after it, and the match ends after the last round dealt; a correction keeps
+    the corrected hand's round."""
+    state = new_state(players)
+    slots: dict[int, HandEvent | BuyInEvent | None] = {}
+    rounds: dict[int, int | None] = {}
+    for ev in events:
+        if isinstance(ev, CorrectionEvent):
+            slots[ev.corrects] = ev.hand
+        else:
+            slots[ev.seq] = ev
+            if isinstance(ev, HandEvent):
+                rounds[ev.seq] = ev.round
+    for seq, slot in sorted(slots.items()):
+        try:
+            if slot is None:  # voided: it never counted (a contract round still used its deal)
+                if end.mode is MatchEndMode.CONTRACTS:
+                    state = void_round(state, end, rounds.get(seq))
+            elif isinstance(slot, BuyInEvent):
+                state = apply_buy_in(state, end, slot.player)
+            else:
+                round_ = rounds.get(seq) if end.mode is MatchEndMode.CONTRACTS else None
+                state = apply_hand(state, end, slot.winner, slot.scores, round_)
+        except MatchError as exc:
+            raise ReplayError(exc.code, str(exc), seq, exc.field) from None
+    corrected = _corrections(events)
+    return replace(state, corrected=corrected) if corrected else state
+
+
+def check_correction_target(entries: Sequence[Mapping[str, Any]], seq: int) -> int:
+    """The original hand a correction of entry ``seq`` corrects: ``seq`` itself for a hand,
+    the hand it corrects for a correction (a correction of a correction corrects the
+    latest version of the same hand). A buy-in is not a hand: :class:`MatchError`
+    ``invalid-correction``."""
+    target = entries[seq]
+    if target.get("type") == "correction":
+        return int(target["corrects"])
+    if target.get("type") != "hand":
+        raise MatchError("invalid-correction", f"entry {seq} is a {target.get('type')}, not a "
+                         "hand: only hands are corrected", "seq")
+    return seq
+
+
 def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
             entries: Sequence[Mapping[str, Any]]) -> MatchState:
     """Re-score every entry of a ledger under its rule set and replay the match.
 
-    Each hand's recorded winner, finish and scores must equal its re-score
-    (else :class:`MatchError` ``rescore-mismatch``); a hand's input that cannot be
-    scored raises :class:`EntryError` naming ``entries.<i>.input``. The players must fit
-    the rule set's seats (:func:`new_match`).
+    Each hand's (and each correction's) recorded winner, finish and scores must equal
+    its re-score (else :class:`MatchError` ``rescore-mismatch``); a hand's input that
+    cannot be scored raises :class:`EntryError` naming ``entries.<i>.input``. A
+    correction must correct an earlier hand by its own seq, with a reason. The
+    players must fit the rule set's seats (:func:`new_match`).
     """
-    state = new_match(players, rules)
+    new_match(players, rules)
+    events: list[Event] = []
     for i, e in enumerate(entries):
         where = f"entries.{i}"
         kind = e.get("type")
         if kind == "buy-in":
-            try:
-                state = apply_buy_in(state, end, e.get("player"))  # type: ignore[arg-type]
-            except MatchError as exc:
-                raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
-                                 "entries") from None
+            if not isinstance(e.get("player"), str):
+                raise MatchError("invalid-entry", f"entry {i} names no player", where)
+            events.append(BuyInEvent(i, e["player"]))
             continue
+        if kind == "correction":
+            target = e.get("corrects")
+            if (type(target) is not int or not 0 <= target < i
+                    or entries[target].get("type") != "hand"
+                    or not isinstance(e.get("reason"), str)):
+                raise MatchError("invalid-entry", f"entry {i} is not a correction of an "
+                                 "earlier hand", where)
+            if e.get("void") is True:
+                if any(k in e for k in ("input", "scores", "source")):
+                    raise MatchError("invalid-entry", f"entry {i} voids and scores", where)
+                events.append(CorrectionEvent(i, target, None))
+                continue
+        elif kind != "hand":
+            raise MatchError("invalid-entry", f"entry {i} is neither a hand, a buy-in nor a "
+                             "correction", where)
         body = e.get("input")
-        if kind != "hand" or e.get("source") not in SOURCES:
-            raise MatchError("invalid-entry", f"entry {i} is neither a hand nor a buy-in",
-                             where)
+        if e.get("source") not in SOURCES:
+            raise MatchError("invalid-entry", f"entry {i} has no source", where)
         if not isinstance(body, Mapping):
             raise MatchError("invalid-entry", f"entry {i} has no input", f"{where}.input")
         hand = score_input(ruleset, rules, e["source"], body, f"{where}.input")
@@ -367,22 +570,18 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
                 e.get("winner"), e.get("finish"), e.get("special"), e.get("scores")):
             raise MatchError("rescore-mismatch", f"entry {i}: its recorded scores differ from "
                              "a re-score under the match's rule set", where)
-        try:
-            state = apply_hand(state, end, hand.winner, hand.deltas, hand.round)
-        except MatchError as exc:
-            raise MatchError("rescore-mismatch", f"replaying the ledger fails: {exc}",
-                             "entries") from None
-    return state
+        scored = HandEvent(i, hand.winner, tuple(hand.deltas), hand.finish, hand.score.special,
+                           hand.round)
+        events.append(scored if kind == "hand" else CorrectionEvent(i, e["corrects"], scored))
+    try:
+        return fold_events(players, end, events)
+    except ReplayError as exc:
+        raise MatchError("rescore-mismatch", f"replaying the ledger fails at entry {exc.seq}: "
+                         f"{exc}", "entries") from None
 
 
 def fold(players: Sequence[str], end: MatchEnd,
          entries: Iterable[Mapping[str, Any]]) -> MatchState:
-    """The state after ``entries`` as recorded (no re-scoring: they were scored when appended)."""
-    state = new_state(players)
-    for e in entries:
-        if e["type"] == "buy-in":
-            state = apply_buy_in(state, end, e["player"])
-        else:
-            state = apply_hand(state, end, e["winner"],
-                               [(s["id"], s["points"], s["penalty"]) for s in e["scores"]])
-    return state
+    """The state after ``entries`` as recorded (no re-scoring: they were scored when
+    appended), corrections applied (:func:`fold_events`)."""
+    return fold_events(players, end, [event_of(e) for e in entries])

@@ -26,6 +26,9 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import write_po
 
+from ..api.problems import DETAIL_CODES, ENGINE_DETAIL
+from ..engine import violations
+
 ROOT = Path(__file__).resolve().parents[1]  # service/
 POT = Path(__file__).resolve().parent / "messages.pot"
 # N_(message) and N_(message, context), by argument count; Doc(text, ...)
@@ -49,8 +52,6 @@ def marked() -> list[tuple[Entry, str]]:
 
 def engine_entries() -> list[tuple[Entry, str]]:
     """The violation codes' messages and rules, and the detail of every error code."""
-    from ..api.problems import DETAIL_CODES, ENGINE_DETAIL
-    from ..engine import violations
 
     out: list[tuple[Entry, str]] = []
     for c in violations.CODES.values():

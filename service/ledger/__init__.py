@@ -59,7 +59,7 @@ class _Holder:
         self.durable: tuple[bool, str] = (True, "")
         self.logged: tuple[bool, str] | None = None
         self.key: tuple[bytes, str] | None = None
-        self.observer: Any = None  # told of every Redis call (service.api.metrics sets it)
+        self.observer: Any = None  # told of every Redis call (service.web.metrics sets it)
 
     def get(self) -> LedgerStore:
         if self.store is not None:

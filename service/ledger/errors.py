@@ -78,3 +78,15 @@ class InvalidExport(LedgerError):
 
 class SignatureInvalid(LedgerError):
     code = "signature-invalid"
+
+
+class CorrectionConflict(LedgerError):
+    """A correction that would make a later entry impossible (SPEC §7.1)."""
+
+    code = "correction-conflict"
+
+
+class NoStakes(LedgerError):
+    """A settlement asked of a match without stakes."""
+
+    code = "no-stakes"

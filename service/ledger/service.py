@@ -36,8 +36,9 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -46,29 +47,37 @@ from ..engine.match import (
     EntryError,
     MatchError,
     MatchState,
+    ReplayError,
     ScoredHand,
     apply_buy_in,
     apply_hand,
+    check_correction_target,
     fold,
     match_end_of,
     new_match,
+    provisional_winners,
     rescore,
     score_input,
 )
 from ..engine.players import PlayerIdError, player_id
-from ..engine.rules import MatchEnd, RuleSet, resolve
+from ..engine.rules import MatchEnd, RuleSet, ScoringMode, resolve
 from ..engine.scoring import PlayerScore
+from ..engine.settlement import HandResult, Transfer, balances, fewest_transfers
+from ..engine.sheet import rows as sheet_rows
 from . import signing
 from .chain import GENESIS, ChainError, fingerprint, seal, verify
 from .errors import (
     Busy,
+    CorrectionConflict,
     EntryNotFound,
     EntryTooLarge,
     InvalidExport,
     KeyReused,
+    LedgerError,
     MatchExists,
     MatchFull,
     MatchNotFound,
+    NoStakes,
     SignatureInvalid,
     Stale,
     TokenInvalid,
@@ -81,6 +90,7 @@ __all__ = ["BuyInEntry", "Appended", "Entry", "Export", "HandEntry", "LedgerServ
 
 EXPORT_FORMAT = "kaluki-ledger/1"
 CAS_ATTEMPTS = 200
+SEEN_MAX = 4096  # matches a worker remembers (oldest dropped first)
 
 IfMatch = Callable[[int, str], bool]  # (version, head) -> may the write go ahead
 KeySource = Callable[[], tuple[bytes, str]]  # the signing key and where it comes from
@@ -132,21 +142,36 @@ class Match:
     head: str  # the last entry's hash (64 zeros when empty)
     created: str | None
     token_hash: str
+    title: str | None = None  # SPEC §7.1: display text, NFC
+    names: Mapping[str, str] = field(default_factory=dict)  # player id -> display name
+    stakes: Mapping[str, str] | None = None  # currency and amounts, to the minor unit
 
     @property
     def rules(self) -> RuleSet:
         return resolve(self.ruleset)
 
     def meta(self) -> dict[str, Any]:
-        return {"ruleset": self.ruleset, "players": list(self.players),
-                "match_end": self.config.to_dict(), "created": self.created}
+        out = {"ruleset": self.ruleset, "players": list(self.players),
+               "match_end": self.config.to_dict(), "created": self.created}
+        if self.title is not None:
+            out["title"] = self.title
+        if self.names:
+            out["names"] = dict(self.names)
+        if self.stakes is not None:
+            out["stakes"] = dict(self.stakes)
+        return out
+
+    def name(self, player: str) -> str:
+        """The player's display name (the id where none was given)."""
+        return self.names.get(player, player)
 
     @classmethod
     def from_stored(cls, match_id: str, meta: Mapping[str, Any], state: Mapping[str, Any],
                     version: int, head: str, token: str) -> Match:
         return cls(match_id, meta["ruleset"], tuple(meta["players"]),
                    MatchEnd.from_dict(meta["match_end"]), MatchState.from_dict(state), version, head,
-                   meta.get("created"), token)
+                   meta.get("created"), token, meta.get("title"), meta.get("names") or {},
+                   meta.get("stakes"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +205,49 @@ class BuyInEntry:
         return {"seq": self.seq, "type": "buy-in", "player": self.player, "hash": self.hash}
 
 
-Entry = HandEntry | BuyInEntry
+@dataclass(frozen=True, slots=True)
+class CorrectionEntry:
+    """SPEC §7.1: the hand ``corrects`` as it should have been (``scores`` …), or voided."""
+
+    seq: int
+    corrects: int
+    reason: str
+    void: bool
+    source: str | None
+    input: Mapping[str, Any] | None
+    winner: str | None
+    finish: str | None
+    special: bool | None
+    scores: tuple[PlayerScore, ...]
+    hash: str
+
+    type = "correction"
+
+    def to_data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seq": self.seq, "type": "correction", "corrects": self.corrects,
+                               "reason": self.reason}
+        if self.void:
+            out["void"] = True
+        else:
+            out.update({"source": self.source, "input": self.input, "winner": self.winner,
+                        "finish": self.finish, "special": self.special,
+                        "scores": [s.to_dict() for s in self.scores]})
+        out["hash"] = self.hash
+        return out
+
+
+Entry = HandEntry | BuyInEntry | CorrectionEntry
 
 
 def entry_from_data(d: Mapping[str, Any]) -> Entry:
     if d["type"] == "buy-in":
         return BuyInEntry(d["seq"], d["player"], d["hash"])
+    if d["type"] == "correction":
+        void = bool(d.get("void"))
+        return CorrectionEntry(d["seq"], d["corrects"], d["reason"], void, d.get("source"),
+                               d.get("input"), d.get("winner"), d.get("finish"),
+                               d.get("special"),
+                               tuple(PlayerScore(**s) for s in d.get("scores") or ()), d["hash"])
     return HandEntry(d["seq"], d["source"], d["input"], d["winner"], d["finish"], d["special"],
                      tuple(PlayerScore(**s) for s in d["scores"]), d["hash"])
 
@@ -212,11 +274,21 @@ class Export:
         m = self.match
         return {"format": EXPORT_FORMAT, "id": m.id, "ruleset": m.ruleset,
                 "match_end": m.config.to_dict(), "players": list(m.players),
-                "created": m.created, "token_sha256": m.token_hash, "version": m.version,
+                "created": m.created, "title": m.title, "names": dict(m.names),
+                "stakes": None if m.stakes is None else dict(m.stakes),
+                "token_sha256": m.token_hash, "version": m.version,
                 "head": m.head, "hands_played": m.state.hands_played, "status": m.state.status,
                 "winner": m.state.winner, "standings": [s.to_dict() for s in m.state.standings],
                 "idempotency": [{"key": k, "fingerprint": fp, "seq": seq}
                                 for k, fp, seq in self.answered]}
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    currency: str
+    final: bool
+    balances: Mapping[str, Decimal]  # seat order
+    transfers: tuple[Transfer, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +302,14 @@ class _BuyIn:
     player: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Correction:
+    seq: int  # as the client named it (a hand, or a correction of one)
+    reason: str
+    source: str | None  # None: void
+    input: Mapping[str, Any] | None
+
+
 # -- the service -------------------------------------------------------------------------
 
 class LedgerService:
@@ -240,6 +320,7 @@ class LedgerService:
         self.store = store
         self.limits = limits or Limits()
         self._key = signing_key or _no_key
+        self._seen: dict[str, Match] = {}  # match id -> the match as this worker last saw it
 
     # reading
 
@@ -249,35 +330,82 @@ class LedgerService:
             raise match_not_found(match_id)
         return Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
 
-    def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int]:
-        """Entries ``start`` … ``start + limit - 1`` (stored JSON) and the match's version."""
+    def ledger(self, match_id: str) -> tuple[Match, list[dict[str, Any]]]:
+        """The match and its entries (parsed), read at one instant."""
+        s, entries = self.store.ledger(match_id)
+        if s is None:
+            raise match_not_found(match_id)
+        m = Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
+        return m, [orjson.loads(e) for e in entries]
+
+    def settlement(self, match_id: str, digits_of: Callable[[str], int | None]) -> Settlement:
+        """Who owes whom under the match's stakes (SPEC §7.1); ``digits_of`` gives a
+        currency's minor digits. :class:`NoStakes` for a match without stakes."""
+        m, entries = self.ledger(match_id)
+        if m.stakes is None:
+            raise NoStakes(f"Match {m.id!r} has no stakes to settle.", id=m.id)
+        st = m.stakes
+        digits = digits_of(st["currency"])
+        if digits is None:  # checked at creation; Babel's data cannot lose a currency
+            digits = max((len(v.partition(".")[2]) for k, v in st.items() if k != "currency"),
+                         default=2)
+
+        def amount(name: str) -> Decimal:
+            return Decimal(st.get(name, "0"))
+
+        state = m.state
+        scoring = m.rules.scoring
+        totals = {s.player: (s.penalty if scoring == ScoringMode.PENALTY else s.points
+                             if scoring == ScoringMode.WINNER_COLLECTS else s.points - s.penalty)
+                  for s in state.standings}
+        hands = [HandResult(r.winner, r.special, tuple(p for p, _, _ in r.cells))
+                 for r in sheet_rows(entries)]
+        bal = balances(list(m.players), digits, stake=amount("stake"), buy_in=amount("buy_in"),
+                       per_hand=amount("per_hand"),
+                       per_special=Decimal(st["per_special"]) if "per_special" in st else None,
+                       per_point=amount("per_point"),
+                       winners=provisional_winners(state, m.config),
+                       buy_ins={s.player: s.buy_ins for s in state.standings}, hands=hands,
+                       totals=totals, lower_is_better=scoring == ScoringMode.PENALTY)
+        return Settlement(st["currency"], state.status == "finished", bal,
+                          tuple(fewest_transfers(bal)))
+
+    def page(self, match_id: str, start: int, limit: int) -> tuple[list[str], int, MatchState]:
+        """Entries ``start`` … ``start + limit - 1`` (stored JSON), the match's version and
+        its state (which says which hands are corrected)."""
         m = self.get(match_id)
         items = self.store.entries(match_id, start, start + limit - 1) if start < m.version else []
-        return items, m.version
+        return items, m.version, m.state
 
-    def entry(self, match_id: str, seq: int) -> str:
-        items = self.store.entries(match_id, seq, seq) if seq < 2 ** 62 else []
-        if not items:
+    def entry(self, match_id: str, seq: int) -> tuple[str, int | None]:
+        """Entry ``seq`` (stored JSON) and the seq of its latest correction, if any."""
+        text, state = self.store.entry_and_state(match_id, seq) if seq < 2 ** 62 else (None, None)
+        if text is None:
             self.get(match_id)  # 404 for the match first
             raise EntryNotFound(f"Match {match_id!r} has no entry {seq}.", seq=seq)
-        return items[0]
+        corrected = MatchState.from_dict(state).corrected_by(seq) if state else None
+        return text, corrected
 
     # writing
 
     def create(self, ruleset: Any, players: Sequence[str],
-               overrides: Mapping[str, Any] | None = None) -> tuple[Match, str]:
-        """A new match and its write token (returned once; only its hash is stored)."""
+               overrides: Mapping[str, Any] | None = None, *, title: str | None = None,
+               names: Mapping[str, str] | None = None,
+               stakes: Mapping[str, str] | None = None) -> tuple[Match, str]:
+        """A new match and its write token (returned once; only its hash is stored).
+        ``title``, ``names`` (by player id) and ``stakes`` are checked by the API."""
         rules = resolve(ruleset)
         state = new_match(players, rules)
         config = match_end_of(rules, overrides)
         token = secrets.token_urlsafe(32)
         for _ in range(3):  # 96 random bits: a collision practically never happens
             match = Match(secrets.token_urlsafe(12), ruleset, tuple(state.players), config, state, 0,
-                          GENESIS, _now(), token_hash(token))
+                          GENESIS, _now(), token_hash(token), title, _names(names, state.players),
+                          stakes)
             outcome, _ = self.store.create(match.id, match.meta(), state.to_dict(),
                                            match.token_hash)
             if outcome == "ok":
-                return match, token
+                return self._remember(match), token
         raise Busy("Please retry.")
 
     def delete(self, match_id: str, token: str | None, if_match: IfMatch | None = None) -> None:
@@ -285,6 +413,7 @@ class LedgerService:
         _authorize(m, token)
         if if_match is not None and not if_match(m.version, m.head):
             raise _stale()
+        self._seen.pop(match_id, None)
         self.store.delete(match_id)
 
     def append_hand(self, match_id: str, token: str | None, *, source: str,
@@ -304,41 +433,118 @@ class LedgerService:
         return self._append(match_id, token, _BuyIn(player), key,
                             fingerprint({"kind": "buy-in", "body": request}), if_match)
 
-    def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn, key: str,
-                fp: str, if_match: IfMatch | None) -> Appended:
+    def correct(self, match_id: str, token: str | None, *, seq: int, reason: str,
+                source: str | None, body: Mapping[str, Any] | None, key: str, request: Any,
+                if_match: IfMatch | None = None) -> Appended:
+        """Correct hand ``seq`` (SPEC §7.1): ``source``/``body`` the hand as it should have
+        been (``score`` or ``record``), or ``source`` None to void it. One more entry in
+        the chain; the match re-folded from the corrected ledger. A later entry the
+        correction makes impossible is :class:`CorrectionConflict` and nothing changes."""
+        return self._append(match_id, token, _Correction(seq, reason, source, body), key,
+                            fingerprint({"kind": "correction", "seq": seq, "body": request}),
+                            if_match)
+
+    def _corrected(self, m: Match, c: _Correction, cache: dict[int, ScoredHand]
+                   ) -> tuple[dict[str, Any], MatchState]:
+        """The correction's entry (unsealed) and the match re-folded with it."""
+        raw = [orjson.loads(e) for e in self.store.entries(m.id, 0, m.version - 1)]
+        if len(raw) != m.version or (raw and raw[-1].get("hash") != m.head):
+            raise _Moved()
+        if not 0 <= c.seq < len(raw):
+            raise EntryNotFound(f"Match {m.id!r} has no entry {c.seq}.", seq=c.seq)
+        target = check_correction_target(raw, c.seq)
+        data: dict[str, Any] = {"seq": m.version, "type": "correction", "corrects": target,
+                                "reason": c.reason}
+        if c.source is None:
+            data["void"] = True
+        else:
+            assert c.input is not None
+            body = c.input
+            if m.rules.is_contract:  # a correction keeps the corrected hand's round (SPEC §3.1)
+                kept = (raw[target].get("input") or {}).get("round")
+                if body.get("round") is None:
+                    body = {**body, "round": kept}
+                elif body["round"] != kept:
+                    raise MatchError("wrong-round", f"a correction keeps the corrected hand's "
+                                     f"round ({kept}), not {body['round']}", f"{c.source}.round")
+            if 0 not in cache:
+                self._check_size(len(orjson.dumps(body)))
+                cache[0] = score_input(m.ruleset, m.rules, c.source, body, c.source)
+            scored = cache[0]
+            data.update({"source": c.source, "input": body, "winner": scored.winner,
+                         "finish": scored.finish, "special": scored.score.special,
+                         "scores": scored.scores_data()})
+        try:
+            state = fold(m.players, m.config, [*raw, data])
+        except ReplayError as exc:
+            if exc.seq == target:  # the corrected hand itself does not fit the match there
+                raise MatchError(exc.code, str(exc), c.source or exc.field) from None
+            raise CorrectionConflict(
+                f"With this correction of hand {target}, entry {exc.seq} could not have "
+                f"happened ({exc}); correct or void it first.", seq=exc.seq,
+                field="seq") from None
+        return data, state
+
+    def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn | _Correction,
+                key: str, fp: str, if_match: IfMatch | None) -> Appended:
+        """One write: computed from the match as this worker last saw it (its cache: one
+        round trip to Redis when nobody else wrote since), else as read; a lost
+        compare-and-set answers the match as it is, so a retry needs no read either.
+        A refusal computed from the cache is checked against a fresh read first."""
         authorized = False
         scored: ScoredHand | None = None
+        cache: dict[int, ScoredHand] = {}
+        m = self._seen.get(match_id)
+        fresh = False
         for attempt in range(CAS_ATTEMPTS):
-            s = self.store.load(match_id, key or None)
-            if s is None:
-                raise match_not_found(match_id)
-            m = Match.from_stored(match_id, s.meta, s.state, s.version, s.head, s.token_hash)
-            if not authorized:
+            if m is None:
+                s = self.store.load(match_id, key or None)
+                if s is None:
+                    self._seen.pop(match_id, None)
+                    raise match_not_found(match_id)
+                m = self._remember(Match.from_stored(match_id, s.meta, s.state, s.version,
+                                                     s.head, s.token_hash))
+                fresh = True
+                if s.prior is not None:
+                    _authorize(m, token)
+                    return self._replay(m, s.prior, fp)
+            if not authorized:  # a match's token never changes: the cache may say
                 _authorize(m, token)
                 authorized = True
-            if s.prior is not None:
-                return self._replay(m, s.prior, fp)
-            if if_match is not None and not if_match(m.version, m.head):
-                raise _stale()
-            if m.version >= self.limits.max_hands:
-                raise MatchFull(f"Match {m.id!r} holds its {self.limits.max_hands} entries "
-                                "(LEDGER_MAX_HANDS): start a new match.",
-                                max_hands=self.limits.max_hands)
             entry: Entry
-            if isinstance(event, _Hand):
-                if scored is None:  # scoring depends only on the body and the rule set
-                    self._check_size(len(orjson.dumps(event.input)))
-                    scored = score_input(m.ruleset, m.rules, event.source, event.input,
-                                         event.source)
-                new = apply_hand(m.state, m.config, scored.winner, scored.deltas, scored.round)
-                data = seal({"seq": m.version, "type": "hand", "source": event.source,
-                             "input": event.input, "winner": scored.winner,
-                             "finish": scored.finish, "special": scored.score.special,
-                             "scores": scored.scores_data()}, m.head)
-            else:
-                new = apply_buy_in(m.state, m.config, event.player)
-                data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
-                            m.head)
+            try:
+                if if_match is not None and not if_match(m.version, m.head):
+                    raise _stale()
+                if m.version >= self.limits.max_hands:
+                    raise MatchFull(f"Match {m.id!r} holds its {self.limits.max_hands} entries "
+                                    "(LEDGER_MAX_HANDS): start a new match.",
+                                    max_hands=self.limits.max_hands)
+                if isinstance(event, _Hand):
+                    if scored is None:  # scoring depends only on the body and the rule set
+                        self._check_size(len(orjson.dumps(event.input)))
+                        scored = score_input(m.ruleset, m.rules, event.source, event.input,
+                                             event.source)
+                    new = apply_hand(m.state, m.config, scored.winner, scored.deltas,
+                                     scored.round)
+                    data = seal({"seq": m.version, "type": "hand", "source": event.source,
+                                 "input": event.input, "winner": scored.winner,
+                                 "finish": scored.finish, "special": scored.score.special,
+                                 "scores": scored.scores_data()}, m.head)
+                elif isinstance(event, _BuyIn):
+                    new = apply_buy_in(m.state, m.config, event.player)
+                    data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
+                                m.head)
+                else:
+                    unsealed, new = self._corrected(m, event, cache)
+                    data = seal(unsealed, m.head)
+            except _Moved:
+                m = None
+                continue
+            except (LedgerError, MatchError, EntryError):
+                if fresh:
+                    raise
+                m = None  # refused on what this worker saw: ask Redis before answering
+                continue
             entry = entry_from_data(data)
             text = orjson.dumps(data)
             self._check_size(len(text))
@@ -347,16 +553,35 @@ class LedgerService:
                                     entry=text.decode(), new_head=entry.hash,
                                     state=new.to_dict())
             if res.kind == "ok":
-                after = Match(m.id, m.ruleset, m.players, m.config, new, m.version + 1,
-                              entry.hash, m.created, m.token_hash)
+                after = self._remember(replace(m, state=new, version=m.version + 1,
+                                               head=entry.hash))
                 return Appended(entry, after)
             if res.kind == "replay":
                 assert res.payload is not None
                 return self._replay(m, res.payload, fp)
             if res.kind == "missing":
+                self._seen.pop(match_id, None)
                 raise match_not_found(match_id)
-            time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
+            raced = fresh  # computed from a fresh read: another writer won (else: the cache)
+            cur = res.current  # lost the compare-and-set: the match as it is now
+            if cur is None:
+                m = None
+            else:
+                m = self._remember(Match.from_stored(match_id, cur.meta, cur.state, cur.version,
+                                                     cur.head, cur.token_hash))
+                fresh = True
+            if raced:  # back off a little, as concurrent writers of one match must
+                time.sleep(min(0.001 * (attempt + 1), 0.02) * secrets.randbelow(100) / 100)
         raise Busy("Too many concurrent writes to this match; retry.")
+
+    def _remember(self, m: Match) -> Match:
+        """Keep the match as this worker last saw it (a bounded cache; any entry may be
+        stale: every write is a compare-and-set on its version and head)."""
+        seen = self._seen
+        if len(seen) >= SEEN_MAX and m.id not in seen:
+            seen.pop(next(iter(seen)), None)
+        seen[m.id] = m
+        return m
 
     def _check_size(self, size: int) -> None:
         if size > self.limits.max_entry_bytes:
@@ -377,8 +602,7 @@ class LedgerService:
         raw = [orjson.loads(e) for e in self.store.entries(m.id, 0, seq)]
         state = fold(m.players, m.config, raw)
         entry = entry_from_data(raw[-1])
-        at = Match(m.id, m.ruleset, m.players, m.config, state, seq + 1, entry.hash, m.created,
-                   m.token_hash)
+        at = replace(m, state=state, version=seq + 1, head=entry.hash)
         return Appended(entry, at, replayed=True)
 
     # export and import
@@ -439,7 +663,8 @@ class LedgerService:
                 raise InvalidExport("rescore-mismatch", f"the export's {k} differ from the "
                                     "re-score", field=k)
         match = Match(doc["id"], ruleset, tuple(players), config, state, len(entries), head,
-                      doc.get("created") or _now(), doc["token_sha256"])
+                      doc.get("created") or _now(), doc["token_sha256"], doc.get("title"),
+                      _names(doc.get("names"), state.players), doc.get("stakes"))
         outcome, _ = self.store.create(
             match.id, match.meta(), mine, match.token_hash,
             [orjson.dumps(e).decode() for e in entries], head,
@@ -468,6 +693,26 @@ def _answered(items: Sequence[Any], count: int) -> list[tuple[str, str, int]]:
         seen.add(item["key"])
         out.append((item["key"], item["fingerprint"], item["seq"]))
     return out
+
+
+def _names(names: Mapping[str, str] | None, players: Sequence[str]) -> dict[str, str]:
+    """Display names by normalised player id, in seat order (every key must be a player)."""
+    given: dict[str, str] = {}
+    for k, v in (names or {}).items():
+        try:
+            given[player_id(k, "names")] = v
+        except PlayerIdError:
+            raise MatchError("validation-error", f"names: {k!r} is not a player of this match",
+                             "names") from None
+    unknown = set(given) - set(players)
+    if unknown:
+        raise MatchError("validation-error", f"names: {sorted(unknown)[0]!r} is not a player of "
+                         "this match", "names")
+    return {p: given[p] for p in players if p in given}
+
+
+class _Moved(Exception):
+    """The ledger moved on between reading the match and its entries: read again."""
 
 
 def _no_key() -> tuple[bytes, str]:

@@ -14,7 +14,10 @@ Redis Cluster keeps them on one slot and the scripts may touch them together):
   on delete, so a deleted or expired id can be restored only with its own token
 
 Every write is one script run (EVALSHA; redis-py reloads it on NOSCRIPT), so
-Redis applies all of it or none of it; every write refreshes the TTL of the
+Redis applies all of it or none of it (a correction is an append like any other);
+every applied write ends with ``PUBLISH kaluki:events <match key>`` (``CHANNEL``,
+the live events' wake-up: ``service/api/matches/events.py``); an append that lost
+the compare-and-set answers the match as it is, so its retry reads nothing first; every write refreshes the TTL of the
 three match keys and of the tombstone. With ``wait_replicas`` a write is
 acknowledged only once that many replicas have it (``WAIT``); when they do not
 answer in time the write stands on the primary but the caller gets
@@ -29,7 +32,7 @@ a NOSCRIPT after a failover reloads it). Every Redis failure (unreachable, a
 redirect that did not settle, a down slot, a failover window, OOM, READONLY,
 TRYAGAIN, CLUSTERDOWN) is :class:`LedgerUnavailable`: a 503, never a 500.
 
-Instrumentation: ``LedgerStore.observer`` (set by ``service.api.metrics``) is
+Instrumentation: ``LedgerStore.observer`` (set by ``service.web.metrics``) is
 told the duration and outcome of every Redis call by operation, and of the
 compare-and-set conflicts and idempotent replays the scripts report.
 """
@@ -56,6 +59,7 @@ from .errors import LedgerError
 log = logging.getLogger(__name__)
 
 PREFIX = "kaluki"
+CHANNEL = "kaluki:events"  # every write script publishes its match's key here (events.py)
 DEFAULT_TTL = 30 * 24 * 3600
 
 FIELDS = ("meta", "state", "version", "head", "token")
@@ -95,12 +99,20 @@ if not m[1] then return {} end
 return {m, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3])}
 """
 
+# KEYS: main, hands.  The match and its entries at one instant.
+LEDGER_LUA = """
+local m = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')
+if not m[1] then return {} end
+return {m, redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
 # KEYS: main, hands, idem, tomb.  ARGV: tomb_ms.  Leaves the tombstone (token hash).
 DELETE_LUA = """
 local token = redis.call('HGET', KEYS[1], 'token')
 if not token then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SET', KEYS[4], token, 'PX', ARGV[1])
+redis.call('PUBLISH', 'kaluki:events', KEYS[1])
 return 1
 """
 
@@ -117,7 +129,10 @@ if ARGV[1] ~= '' then
   if prior then return {'replay', prior} end
 end
 local cur = redis.call('HMGET', KEYS[1], 'version', 'head')
-if cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return {'conflict', cur[1]} end
+if cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then
+  -- the match as it is now, so that the writer computes again without reading it first
+  return {'conflict', redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'head', 'token')}
+end
 local version = tonumber(cur[1]) + 1
 redis.call('RPUSH', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[1], 'version', version, 'head', ARGV[6], 'state', ARGV[7])
@@ -126,6 +141,7 @@ if ARGV[1] ~= '' then
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[8]) end
 redis.call('SET', KEYS[4], redis.call('HGET', KEYS[1], 'token'), 'PX', ARGV[9])
+redis.call('PUBLISH', 'kaluki:events', KEYS[1])
 return {'ok', tostring(version)}
 """
 
@@ -165,6 +181,7 @@ class Stored:
 class AppendResult:
     kind: str  # ok | replay | conflict | missing
     payload: str | None = None
+    current: Stored | None = None  # conflict: the match as the script found it
 
 
 def keys(match_id: str) -> tuple[str, str, str]:
@@ -256,6 +273,7 @@ class LedgerStore:
         self._append = client.register_script(APPEND_LUA)  # type: ignore[misc]
         self._delete = client.register_script(DELETE_LUA)  # type: ignore[misc]
         self._snapshot = client.register_script(SNAPSHOT_LUA)  # type: ignore[misc]
+        self._ledger = client.register_script(LEDGER_LUA)  # type: ignore[misc]
 
     def _call(self, op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         observer = self.observer
@@ -377,6 +395,15 @@ class LedgerStore:
                         token, None)
         return stored, entries, answered
 
+    def ledger(self, match_id: str) -> tuple[Stored | None, list[str]]:
+        """The match and its entries, read at one instant."""
+        res = self._call("ledger", self._ledger, keys=list(keys(match_id)[:2]), args=[])
+        if not res:
+            return None, []
+        (meta, state, version, head, token), entries = res
+        return Stored(match_id, orjson.loads(meta), orjson.loads(state), int(version), head,
+                      token, None), entries
+
     def load(self, match_id: str, idem_key: str | None = None) -> Stored | None:
         main, _, idem = keys(match_id)
 
@@ -407,7 +434,11 @@ class LedgerStore:
                             self.tomb_ms])
         if res[0] == "conflict":
             self._event("cas-conflict")
-        elif res[0] == "replay":
+            now = res[1]  # meta, state, version, head, token
+            return AppendResult("conflict", None, Stored(
+                match_id, orjson.loads(now[0]), orjson.loads(now[1]), int(now[2]), now[3],
+                now[4], None))
+        if res[0] == "replay":
             self._event("idempotent-replay")
         return AppendResult(res[0], res[1] if len(res) > 1 else None)
 
@@ -415,6 +446,19 @@ class LedgerStore:
         entries: list[str] = self._call("entries", self.client.lrange, keys(match_id)[1], start,
                                         stop)
         return entries
+
+    def entry_and_state(self, match_id: str, seq: int) -> tuple[str | None, dict[str, Any] | None]:
+        """Entry ``seq`` and the match's state, in one round trip."""
+        main, hands, _ = keys(match_id)
+
+        def run() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.lindex(hands, seq)
+            pipe.hget(main, "state")
+            return pipe.execute()
+
+        text, state = self._call("entry", run)
+        return text, (orjson.loads(state) if state else None)
 
     def delete(self, match_id: str) -> bool:
         """Delete the match, leaving its tombstone (its token hash)."""

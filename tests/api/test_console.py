@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.api.console import CSP, STATIC
+from service.docs.console import CSP, STATIC
 from service.engine.notation import parse_text
 from service.engine.record import parse_record
 from service.engine.referee import adjudicate
@@ -176,7 +176,7 @@ def test_the_page_words_come_from_the_catalogs(client) -> None:
     """strings.js is generated from service/i18n: every key in every language it speaks."""
     import json
 
-    from service.api.console import STRINGS
+    from service.docs.console import STRINGS
     from service.i18n import LANGUAGES
 
     body = client.get("/console/assets/strings.js").get_data(as_text=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.api.console import STRINGS
+from service.docs.console import STRINGS
 from service.engine.notation import parse_text, text_to_data
 from service.engine.referee import adjudicate
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Histogram
 
-from service.api.metrics import BUCKETS, BatchedHistogram
 from service.app import create_app
+from service.web.metrics import BUCKETS, BatchedHistogram
 
 LABELS = ["method", "route", "status"]
 KEYS = [("POST", "/v1/melds/validate", "200"), ("POST", "/v1/melds/validate", "422"),
@@ -112,7 +112,7 @@ def test_the_registry_is_the_apps_own() -> None:
 
 def test_flush_all_writes_out_every_tally() -> None:
     """gunicorn's worker_exit hook calls flush_all: nothing tallied is lost at exit."""
-    from service.api.metrics import flush_all
+    from service.web.metrics import flush_all
 
     _, _, batched_reg, batched = _pair()
     batched.observe(KEYS[0], 0.002)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from service.api.openapi_dump import spec_text
+from service.docs.openapi_dump import spec_text
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from service.api.pages import PAGE_CSP, PROBLEM_DOCS, VIOLATION_EXAMPLES, describe
 from service.api.problems import TITLES
+from service.docs.pages import PAGE_CSP, PROBLEM_DOCS, VIOLATION_EXAMPLES, describe
 from service.engine import violations as v
 
 ALL_CODES = sorted(set(TITLES) | set(v.CODES))

@@ -13,9 +13,9 @@ from marshmallow import ValidationError
 from service.api.hands import AnalyzeSchema, ScoreSchema
 from service.api.jokers import ReleaseSchema
 from service.api.melds import BuildSchema, OpeningSchema, ValidateSchema
-from service.api.parsing import FastLoader
 from service.api.referee import TurnCheckSchema
 from service.app import create_app
+from service.web.parsing import FastLoader
 
 from .test_stateless import VALID_BODIES
 
@@ -101,7 +101,7 @@ def test_every_request_field_is_strictly_typed() -> None:
     from marshmallow import fields as mf
 
     from service.api import matches
-    from service.api.parsing import Bool, Int
+    from service.web.parsing import Bool, Int
 
     query = {matches.PageArgs}
     schemas = [c for c in _subclasses(Schema) if c.__module__.startswith("service.api")

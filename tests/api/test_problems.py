@@ -106,11 +106,11 @@ def _status_tables(text: str) -> list[tuple[int, list[str]]]:
 def test_docs_api_status_table_is_the_generated_one():
     from pathlib import Path
 
-    from service.api import codes_doc
+    from service.docs import codes_doc
 
     doc = Path(codes_doc.DOC_PATH).read_text()
     assert codes_doc.document(doc) == doc, \
-        "docs/api.md is stale: run python -m service.api.codes_doc --write"
+        "docs/api.md is stale: run python -m service.docs.codes_doc --write"
     listed = {code for _, codes in _status_tables(doc) for code in codes}
     assert listed == set(problems.TITLES)
 

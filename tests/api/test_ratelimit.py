@@ -8,9 +8,9 @@ import uuid
 import pytest
 
 from service import settings
-from service.api import ratelimit
 from service.app import create_app
 from service.ledger.embedded import ensure_server
+from service.web import ratelimit
 from tests.ledger.servers import free_port
 
 MATCH = {"ruleset": "kaluki-hunt", "players": ["kim", "lou"]}

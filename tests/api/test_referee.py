@@ -148,7 +148,7 @@ def test_new_codes_are_published(client) -> None:
 
 
 def test_openapi_file_matches() -> None:
-    from service.api.openapi_dump import spec_text
+    from service.docs.openapi_dump import spec_text
     assert (Path(__file__).parent.parent.parent / "openapi" / "openapi.json").read_text() == spec_text()
 
 

@@ -83,7 +83,7 @@ def test_html_pages_get_a_strict_csp_with_no_inline_scripts(c):
 
 
 def test_an_html_page_without_its_own_policy_gets_the_strict_default(c):
-    from service.api.security import csp_for
+    from service.web.security import csp_for
 
     csp = csp_for(b"<html><script>alert(1)</script></html>")
     directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))

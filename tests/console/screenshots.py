@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tempfile
 
-from service.api.console import STATIC
+from service.docs.console import STATIC
 from tests.console.test_console_browser import HUNT
 from tests.ledger.servers import ROOT, Gunicorn
 from tests.support import chromium

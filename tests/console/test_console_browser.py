@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from service.api.console import STATIC
+from service.docs.console import STATIC
 from tests.ledger.servers import Gunicorn
 from tests.support import chromium
 

@@ -100,9 +100,21 @@ def expand(value: str, env: dict[str, str]) -> str:
 
 
 def dockerignored(rel: str, patterns: list[str]) -> bool:
-    return any(fnmatch(rel, p) or fnmatch(rel, p.removeprefix("**/"))
-               or any(fnmatch(part, p.removeprefix("**/")) for part in rel.split("/"))
-               for p in patterns)
+    """Docker's .dockerignore reading: a pattern is relative to the context's root (``docs``
+    is ./docs, not service/docs; ``*`` stays within one path component) and excludes what
+    it matches with everything below it; ``**/`` matches at any depth."""
+    parts = rel.strip("/").split("/")
+    for pattern in patterns:
+        pat = pattern.strip("/").split("/")
+        anywhere = pat[0] == "**"
+        pat = pat[1:] if anywhere else pat
+        starts = range(len(parts)) if anywhere else range(1)
+        for s in starts:
+            window = parts[s:s + len(pat)]
+            if len(window) == len(pat) and all(
+                    fnmatch(a, b) for a, b in zip(window, pat, strict=True)):
+                return True
+    return False
 
 
 class FakeRoot:

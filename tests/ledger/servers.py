@@ -31,7 +31,8 @@ def free_port() -> int:
 
 class Gunicorn:
     def __init__(self, redis_url: str | None, workers: int = 2, threads: int | None = 4,
-                 extra_env: dict[str, str] | None = None, new_session: bool = False) -> None:
+                 extra_env: dict[str, str] | None = None, new_session: bool = False,
+                 app: str = "service.app:create_app()") -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
@@ -58,7 +59,7 @@ class Gunicorn:
         if _has_setting("control_socket"):  # gunicorn >= 25: one control socket per instance
             args += ["--control-socket", f"{self.log.name}.ctl"]
         # new_session: its own process group, for a test that signals the whole group
-        self.proc = subprocess.Popen(args + ["service.app:create_app()"], cwd=ROOT, env=env,
+        self.proc = subprocess.Popen(args + [app], cwd=ROOT, env=env,
                                      stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=new_session)
 

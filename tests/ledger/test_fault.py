@@ -124,3 +124,152 @@ def _run(redis_server: ThrowawayRedis, base: list[str]) -> None:
           f"{len(entries)} entries")
     assert match["version"] == len(entries) == match["hands_played"]
     assert state.to_dict()["standings"] == match["standings"]
+
+
+@pytest.mark.slow
+def test_redis_killed_during_corrections(tmp_path):
+    """SPEC §7.1: a correction is atomic in Redis (one script run, as appends are). Redis is
+    killed while writers correct hands: nothing is half-applied, every retry with its key
+    completes exactly once, and the chain verifies and re-folds to the stored standings."""
+    from service.app import create_app
+
+    redis_server = ThrowawayRedis(str(tmp_path))
+    redis_server.start()
+    app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_server.url,
+                      "LEDGER_SIGNING_KEY": "k" * 32, "ALLOW_VOLATILE_REDIS": True,
+                      "REDIS_SOCKET_TIMEOUT": 1, "REDIS_RETRIES": 0,
+                      "LEDGER_MAX_HANDS": 1_000_000})
+    try:
+        _corrections_under_outage(app, redis_server)
+    finally:
+        redis_server.stop()
+
+
+def _corrections_under_outage(app, redis_server: ThrowawayRedis) -> None:
+    c = app.test_client()
+    r = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+    mid, token = r.get_json()["id"], r.get_json()["token"]
+    hands = [hand_body(i) for i in range(3)]
+    for i, body in enumerate(hands):
+        assert c.post(f"/v1/matches/{mid}/hands", json=body, headers={
+            "Authorization": f"Bearer {token}", "Idempotency-Key": f"h{i}"}).status_code == 201
+    acked: dict[str, int] = {}
+    pending: dict[str, dict] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def post(client, key, body):
+        return client.post(f"/v1/matches/{mid}/hands/{body['_seq']}/corrections",
+                           json={k: v for k, v in body.items() if k != "_seq"},
+                           headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key})
+
+    def writer(w: int) -> None:
+        client = app.test_client()
+        i = 0
+        while not stop.is_set():
+            n = w * 1000 + i
+            body = {"_seq": n % 3, "reason": f"fix {n}",
+                    **({"void": True} if n % 4 == 0 else hand_body(n + 7))}
+            key = f"c{w}-{i}-{uuid.uuid4().hex}"
+            resp = post(client, key, body)
+            with lock:
+                if resp.status_code == 201:
+                    acked[key] = resp.get_json()["seq"]
+                else:
+                    assert resp.status_code == 503, resp.get_json()
+                    assert resp.headers.get("Retry-After")
+                    pending[key] = body
+            if resp.status_code != 201:
+                time.sleep(0.05)
+            i += 1
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.6)
+    redis_server.stop(hard=True)
+    time.sleep(1.0)
+    redis_server.start()
+    time.sleep(0.3)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert pending, "the outage was not observed"
+    assert acked
+    client = app.test_client()
+    for key, body in pending.items():
+        for _ in range(50):
+            resp = post(client, key, body)
+            if resp.status_code == 201:
+                acked[key] = resp.get_json()["seq"]
+                again = post(client, key, body)  # the retry of the retry replays
+                assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+                assert again.get_json()["seq"] == acked[key]
+                break
+            assert resp.status_code == 503
+            time.sleep(0.2)
+        else:
+            pytest.fail(f"{key} never completed")
+    ex = client.get(f"/v1/matches/{mid}/export", headers={"Authorization": f"Bearer {token}"}
+                    ).get_json()
+    entries = ex["entries"]
+    assert verify(entries) == ex["head"]
+    assert sorted(acked.values()) == list(range(3, len(entries)))  # each exactly once
+    assert all(e["type"] == "correction" for e in entries[3:])
+    match = client.get(f"/v1/matches/{mid}").get_json()
+    assert match["version"] == len(entries)
+    assert rescore(ex).to_dict()["standings"] == match["standings"]
+
+
+@pytest.mark.slow
+def test_live_events_survive_a_redis_restart(tmp_path):
+    """SPEC §7.1: a stream open through a Redis restart misses nothing: the worker's
+    listener reconnects, re-reads the matches it follows, and the stream goes on."""
+    from service.app import create_app
+
+    redis_server = ThrowawayRedis(str(tmp_path))
+    redis_server.start()
+    app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_server.url,
+                      "LEDGER_SIGNING_KEY": "k" * 32, "ALLOW_VOLATILE_REDIS": True,
+                      "REDIS_SOCKET_TIMEOUT": 1, "EVENTS_HEARTBEAT_SECONDS": 0.5})
+    try:
+        c = app.test_client()
+        r = c.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["kim", "lou"]})
+        mid, token = r.get_json()["id"], r.get_json()["token"]
+
+        def append(i: int) -> int:
+            for _ in range(50):
+                resp = c.post(f"/v1/matches/{mid}/hands", json=hand_body(i * 2 + 1), headers={
+                    "Authorization": f"Bearer {token}", "Idempotency-Key": f"k{i}"})
+                if resp.status_code == 201:
+                    return resp.get_json()["seq"]
+                time.sleep(0.1)
+            raise AssertionError("the append never went through")
+
+        append(0)
+        got: list[bytes] = []
+        stream = app.test_client().get(f"/v1/matches/{mid}/events",
+                                       headers={"Accept": "application/x-ndjson"}, buffered=False)
+
+        def read() -> None:
+            for chunk in stream.response:
+                got.extend(line for line in chunk.splitlines() if b'"hand"' in line)
+                if len(got) >= 3:
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.05)
+        redis_server.stop(hard=True)
+        time.sleep(1.0)
+        redis_server.start()
+        append(1)
+        append(2)
+        reader.join(timeout=10)
+        ids = [int(line.split(b'"id":', 1)[1].split(b",", 1)[0]) for line in got]
+        assert ids == [0, 1, 2], got
+        stream.close()
+    finally:
+        redis_server.stop()

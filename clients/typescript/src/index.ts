@@ -19,3 +19,6 @@ export { parseRetryAfter, type RetryInfo, type RetryOptions } from "./retry.js";
 export { MatchMemory, Transport, type CallSettings, type Fetch } from "./transport.js";
 export { ROUTES, type RouteFacts } from "./routes.js";
 export type { components, operations, paths } from "./schema.js";
+export { correctHand, getSettlement, getSheet, getSheetCsv, matchEvents, type CorrectionBody,
+         type CorrectionResult, type EventsOptions, type MatchEvent, type MatchView,
+         type Settlement, type Sheet } from "./scorekeeping.js";

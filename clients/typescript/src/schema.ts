@@ -224,6 +224,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/matches/{match_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Live events (SPEC §7.1): every entry so far (or after `Last-Event-ID`/`?after`),
+         *     then each new one as it is written on any instance: `id` the entry's seq, `event`
+         *     `hand`, `correction`, `buy-in`, `finished` or `deleted`, `data`
+         *     `{"entry", "match"}`. A heartbeat every 15 s; the stream ends after `finished` or
+         *     `deleted`. 503 `too-many-subscribers` past `EVENTS_MAX_SUBSCRIBERS` per worker.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/matches/{match_id}/export": {
         parameters: {
             query?: never;
@@ -280,8 +306,86 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One ledger entry by its sequence number. */
+        /**
+         * One ledger entry by its sequence number; a corrected hand also shows
+         *     `corrected_by`, the seq of its latest correction (not part of the hashed entry).
+         */
         get: operations["getHand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches/{match_id}/hands/{seq}/corrections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+                /** @example 0 */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Correct hand `seq` (SPEC §7.1): the hand as it should have been (`score` or
+         *     `record`) or `void`, with a `reason`. One more entry in the chain; the
+         *     standings, match end, buy-ins and winner re-folded. 409 `correction-conflict` when a
+         *     later entry would become impossible (nothing changes).
+         */
+        post: operations["correctHand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches/{match_id}/settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Who owes whom under the match's stakes (SPEC §7.1): balances summing to zero and
+         *     the fewest transfers that settle them; `final` false while the match is in progress
+         *     (the settlement if it ended now). 409 `no-stakes` for a match without stakes.
+         */
+        get: operations["getSettlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches/{match_id}/sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The match as a score sheet: a row per hand as it counts (corrected values; voided
+         *     hands left out), totals, display names. JSON, or RFC 4180 CSV with `Accept: text/csv`
+         *     (text from clients that could start a spreadsheet formula gets a leading `'`).
+         */
+        get: operations["getSheet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -497,17 +601,37 @@ export interface components {
             score?: components["schemas"]["MatchScore"];
         } & (unknown | unknown);
         Appended: {
+            /** @description corrections: the seq of the hand corrected */
+            corrects?: number;
+            /** @description corrections that score the hand */
+            finish?: string;
             /** @description hands: the 1-based hand number */
             hand?: number;
             hash: string;
             match: components["schemas"]["Match"];
             /** @description buy-ins: who bought back in */
             player?: string;
+            /** @description corrections: why */
+            reason?: string;
             /** @description hands only */
             scores?: components["schemas"]["PlayerScore"][];
             seq: number;
             /** @description hands only */
             special?: boolean;
+            /**
+             * @description corrections only
+             * @enum {string}
+             */
+            type?: "correction";
+            /** @description corrections: the hand never counted */
+            void?: boolean;
+            /** @description corrections that score the hand */
+            winner?: string;
+        };
+        Balance: {
+            /** @description decimal, to the minor unit; positive: receives */
+            amount: string;
+            player: string;
         };
         Build: {
             /**
@@ -555,6 +679,10 @@ export interface components {
          * @example JK
          */
         Card: string;
+        Cell: {
+            penalty: number;
+            points: number;
+        };
         Code: {
             /** @example run-too-short */
             code: string;
@@ -572,6 +700,18 @@ export interface components {
         CodeList: {
             violations: components["schemas"]["Code"][];
         };
+        Correction: {
+            /** @description why (1-500) */
+            reason: string;
+            /** @description the hand record as it should have been */
+            record?: {
+                [key: string]: unknown;
+            };
+            /** @description the hand as it should have been scored */
+            score?: components["schemas"]["MatchScore"];
+            /** @description true: the hand never counted */
+            void?: boolean;
+        };
         CreateMatch: {
             buy_in_min_players?: number;
             buy_ins?: boolean;
@@ -581,8 +721,15 @@ export interface components {
             /** @enum {string} */
             match_end?: "goal" | "elimination" | "hands" | "contracts";
             match_hands?: number;
+            /** @description display names: {player id: name}, each a player of the match */
+            names?: {
+                [key: string]: string;
+            };
             players: string[];
             ruleset: components["schemas"]["RuleSetRef"];
+            stakes?: components["schemas"]["Stakes"];
+            /** @description the match's title */
+            title?: string;
         };
         Created: {
             id: string;
@@ -591,10 +738,18 @@ export interface components {
             token: string;
         };
         Entry: {
+            /** @description hands: the seq of the latest correction (not part of the hashed entry) */
+            corrected_by?: number;
+            /** @description corrections: the seq of the hand corrected */
+            corrects?: number;
             hash: string;
+            /** @description corrections: why */
+            reason?: string;
             seq: number;
             /** @enum {string} */
-            type: "hand" | "buy-in";
+            type: "hand" | "buy-in" | "correction";
+            /** @description corrections: the hand never counted */
+            void?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -610,15 +765,31 @@ export interface components {
             match_end?: {
                 [key: string]: unknown;
             };
+            names?: {
+                [key: string]: string;
+            };
             players?: string[];
             ruleset?: unknown;
             /** @description HMAC-SHA256 (hex) under the service's signing key, over the canonical JSON of the export without `signature` and `entries` (the entries are bound by `head`) */
             signature?: string;
+            stakes?: components["schemas"]["Stakes"] | null;
             standings?: components["schemas"]["Standing"][];
+            title?: string | null;
             token_sha256?: string;
             version?: number;
         } & {
             [key: string]: unknown;
+        };
+        ExportedMatchEnd: {
+            buy_in_min_players?: number;
+            buy_ins?: boolean;
+            buy_ins_max?: number;
+            elimination_over?: number;
+            goal_points?: number;
+            /** @enum {string} */
+            match_end?: "goal" | "elimination" | "hands" | "contracts";
+            match_hands?: number;
+            rounds?: number;
         };
         HandCards: {
             /** @description left out where the view hides them (?view= another player, ?spectator=true) */
@@ -656,15 +827,20 @@ export interface components {
             idempotency?: {
                 [key: string]: unknown;
             }[];
-            match_end: components["schemas"]["MatchEndFields"];
+            match_end: components["schemas"]["ExportedMatchEnd"];
+            names?: {
+                [key: string]: string;
+            } | null;
             players: string[];
             ruleset: components["schemas"]["RuleSetRef"];
             /** @description HMAC-SHA256 (hex) by the service; an import without a valid one is 422 signature-invalid */
             signature?: string | null;
+            stakes?: components["schemas"]["Stakes"] | null;
             standings?: {
                 [key: string]: unknown;
             }[] | null;
             status?: string | null;
+            title?: string | null;
             token_sha256: string;
             version?: number | null;
             winner?: string | null;
@@ -690,24 +866,20 @@ export interface components {
             match_end: {
                 [key: string]: unknown;
             };
+            /** @description display names by player id */
+            names: {
+                [key: string]: string;
+            };
             players: string[];
             ruleset: components["schemas"]["RuleSetRef"];
+            stakes: components["schemas"]["Stakes"] | null;
             standings: components["schemas"]["Standing"][];
             /** @enum {string} */
             status: "in_progress" | "finished";
+            title: string | null;
             /** @description entries in the ledger */
             version: number;
             winner: string | null;
-        };
-        MatchEndFields: {
-            buy_in_min_players?: number;
-            buy_ins?: boolean;
-            buy_ins_max?: number;
-            elimination_over?: number;
-            goal_points?: number;
-            /** @enum {string} */
-            match_end?: "goal" | "elimination" | "hands" | "contracts";
-            match_hands?: number;
         };
         /** @description A hand record without `ruleset` (the match's rule set applies). */
         MatchHandRecord: {
@@ -1148,6 +1320,58 @@ export interface components {
             scores: components["schemas"]["PlayerScore"][];
             special: boolean;
         };
+        Settlement: {
+            /** @description every player, summing to exactly zero */
+            balances: components["schemas"]["Balance"][];
+            currency: string;
+            /** @description false while the match is in progress */
+            final: boolean;
+            /** @description the fewest payments that settle them */
+            transfers: components["schemas"]["Transfer"][];
+        };
+        Sheet: {
+            id: string;
+            players: components["schemas"]["SheetPlayer"][];
+            rows: components["schemas"]["SheetRow"][];
+            title: string | null;
+            /** @description by player id: the standings */
+            totals: {
+                [key: string]: components["schemas"]["Cell"];
+            };
+        };
+        SheetPlayer: {
+            id: string;
+            /** @description display name (else the id) */
+            name: string;
+        };
+        SheetRow: {
+            /** @description by player id: what the hand added */
+            cells: {
+                [key: string]: components["schemas"]["Cell"];
+            };
+            /** @description shown as corrected */
+            corrected: boolean;
+            finish: string;
+            /** @description where the rule set has rounds */
+            round?: number | null;
+            /** @description the hand's (original) seq */
+            seq: number;
+            winner: string;
+        };
+        Stakes: {
+            /** @description paid into the pool per buy-in */
+            buy_in?: string;
+            /** @description ISO 4217 code */
+            currency: string;
+            /** @description each loser of a hand pays its winner */
+            per_hand?: string;
+            /** @description per point of difference between two totals */
+            per_point?: string;
+            /** @description in place of per_hand after a special win */
+            per_special?: string;
+            /** @description each player pays this into the pool at the start */
+            stake?: string;
+        };
         Standing: {
             buy_ins: number;
             eliminated: boolean;
@@ -1243,6 +1467,12 @@ export interface components {
         TableMeld: components["schemas"]["MeldCard"][] | {
             cards: components["schemas"]["MeldCard"][];
             closed?: boolean;
+        };
+        Transfer: {
+            /** @description decimal, to the minor unit */
+            amount: string;
+            from: string;
+            to: string;
         };
         /**
          * @description One turn: the draw, the plays in order, the discard.
@@ -1919,7 +2149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-record`, `invalid-notation`, `deal-size`, `unknown-player`, `missing-card`, `player-count`, `search-too-large` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-record`, `invalid-notation`, `deal-size`, `unknown-player`, `missing-card`, `player-count`, `search-too-large`, `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2120,7 +2350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget under these overrides) */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget under these overrides), `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2293,7 +2523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `player-count`, `duplicate-player`, `unknown-winner`, `winner-holds-cards`, `invalid-finish` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `player-count`, `duplicate-player`, `unknown-winner`, `winner-holds-cards`, `invalid-round` (a `round` the rule set has not) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2506,11 +2736,22 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "names": {
+                 *         "kim": "Kim",
+                 *         "lou": "Lou"
+                 *       },
                  *       "players": [
                  *         "kim",
                  *         "lou"
                  *       ],
-                 *       "ruleset": "kaluki-hunt"
+                 *       "ruleset": "kaluki-hunt",
+                 *       "stakes": {
+                 *         "currency": "EUR",
+                 *         "per_hand": "0.50",
+                 *         "per_point": "0.05",
+                 *         "stake": "5"
+                 *       },
+                 *       "title": "Friday at the club"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateMatch"];
@@ -2543,11 +2784,21 @@ export interface operations {
                      *           "match_end": "hands",
                      *           "match_hands": 10
                      *         },
+                     *         "names": {
+                     *           "kim": "Kim",
+                     *           "lou": "Lou"
+                     *         },
                      *         "players": [
                      *           "kim",
                      *           "lou"
                      *         ],
                      *         "ruleset": "kaluki-hunt",
+                     *         "stakes": {
+                     *           "currency": "EUR",
+                     *           "per_hand": "0.50",
+                     *           "per_point": "0.05",
+                     *           "stake": "5.00"
+                     *         },
                      *         "standings": [
                      *           {
                      *             "buy_ins": 0,
@@ -2567,6 +2818,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "status": "in_progress",
+                     *         "title": "Friday at the club",
                      *         "version": 0,
                      *         "winner": null
                      *       },
@@ -2755,7 +3007,7 @@ export interface operations {
                  *       "id": "c2VjcmV0LW1hdGNo",
                  *       "idempotency": [
                  *         {
-                 *           "fingerprint": "50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c",
+                 *           "fingerprint": "21f8d386c91a78f07f81db4fdcc372966373b26ccc58b0a611d69be753a6ed08",
                  *           "key": "hand-1",
                  *           "seq": 0
                  *         }
@@ -2769,12 +3021,22 @@ export interface operations {
                  *         "match_end": "hands",
                  *         "match_hands": 10
                  *       },
+                 *       "names": {
+                 *         "kim": "Kim",
+                 *         "lou": "Lou"
+                 *       },
                  *       "players": [
                  *         "kim",
                  *         "lou"
                  *       ],
                  *       "ruleset": "kaluki-hunt",
-                 *       "signature": "c6686d2de1a96947b4625d7c57d30ff26d0afef6415ee7db2b378e54f7e19bd7",
+                 *       "signature": "9a5eb04c9c4841e68a437aa32a1ff93c784818732d5d33276f76343511103c42",
+                 *       "stakes": {
+                 *         "currency": "EUR",
+                 *         "per_hand": "0.50",
+                 *         "per_point": "0.05",
+                 *         "stake": "5.00"
+                 *       },
                  *       "standings": [
                  *         {
                  *           "buy_ins": 0,
@@ -2794,7 +3056,8 @@ export interface operations {
                  *         }
                  *       ],
                  *       "status": "in_progress",
-                 *       "token_sha256": "c992c5298a97471df678832a84d6cbee45eb4e78581b6276c159b818f630d6de",
+                 *       "title": "Friday at the club",
+                 *       "token_sha256": "8ae32434f3d7f18ce970813eda5ab88ef3297e9f7380e269d6607ab6201a53de",
                  *       "version": 1,
                  *       "winner": null
                  *     }
@@ -2826,11 +3089,21 @@ export interface operations {
                      *         "match_end": "hands",
                      *         "match_hands": 10
                      *       },
+                     *       "names": {
+                     *         "kim": "Kim",
+                     *         "lou": "Lou"
+                     *       },
                      *       "players": [
                      *         "kim",
                      *         "lou"
                      *       ],
                      *       "ruleset": "kaluki-hunt",
+                     *       "stakes": {
+                     *         "currency": "EUR",
+                     *         "per_hand": "0.50",
+                     *         "per_point": "0.05",
+                     *         "stake": "5.00"
+                     *       },
                      *       "standings": [
                      *         {
                      *           "buy_ins": 0,
@@ -2850,6 +3123,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "status": "in_progress",
+                     *       "title": "Friday at the club",
                      *       "version": 1,
                      *       "winner": null
                      *     }
@@ -3066,11 +3340,21 @@ export interface operations {
                      *         "match_end": "hands",
                      *         "match_hands": 10
                      *       },
+                     *       "names": {
+                     *         "kim": "Kim",
+                     *         "lou": "Lou"
+                     *       },
                      *       "players": [
                      *         "kim",
                      *         "lou"
                      *       ],
                      *       "ruleset": "kaluki-hunt",
+                     *       "stakes": {
+                     *         "currency": "EUR",
+                     *         "per_hand": "0.50",
+                     *         "per_point": "0.05",
+                     *         "stake": "5.00"
+                     *       },
                      *       "standings": [
                      *         {
                      *           "buy_ins": 0,
@@ -3090,6 +3374,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "status": "in_progress",
+                     *       "title": "Friday at the club",
                      *       "version": 1,
                      *       "winner": null
                      *     }
@@ -3359,6 +3644,7 @@ export interface operations {
                      *           "match_end": "elimination",
                      *           "match_hands": 10
                      *         },
+                     *         "names": {},
                      *         "players": [
                      *           "ann",
                      *           "bob",
@@ -3366,6 +3652,7 @@ export interface operations {
                      *           "dee"
                      *         ],
                      *         "ruleset": "kaluki-uk",
+                     *         "stakes": null,
                      *         "standings": [
                      *           {
                      *             "buy_ins": 0,
@@ -3401,6 +3688,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "status": "in_progress",
+                     *         "title": null,
                      *         "version": 2,
                      *         "winner": null
                      *       },
@@ -3621,6 +3909,130 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description resume after this seq */
+                after?: number;
+            };
+            header?: {
+                /** @description resume after this event's id (the entry's seq); wins over ?after */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The match's entries as they happen: Server-Sent Events, or NDJSON with `Accept: application/x-ndjson`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"id": 0, "event": "hand", "data": {"entry": {…}, "match": {…}}}
+                     *     {"event": "heartbeat"}
+                     */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example retry: 1000
+                     *
+                     *     id: 0
+                     *     event: hand
+                     *     data: {"entry": {"seq": 0, "type": "hand", …}, "match": {"id": "c2VjcmV0LW1hdGNo", "hands_played": 1, …}}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Last-Event-ID` or `after` that is not an event id (`invalid-cursor`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid-cursor",
+                     *       "detail": "A Last-Event-ID or after that is not an event id.",
+                     *       "status": 422,
+                     *       "title": "Invalid cursor",
+                     *       "type": "/problems/invalid-cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`), or this instance serves `EVENTS_MAX_SUBSCRIBERS` streams (`too-many-subscribers`). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     exportMatch: {
         parameters: {
             query?: never;
@@ -3690,7 +4102,7 @@ export interface operations {
                      *       "id": "c2VjcmV0LW1hdGNo",
                      *       "idempotency": [
                      *         {
-                     *           "fingerprint": "50d858e0985ecc7f60418aaf0cc5ab587f42c2570a884095a9e8ccacd0f6545c",
+                     *           "fingerprint": "21f8d386c91a78f07f81db4fdcc372966373b26ccc58b0a611d69be753a6ed08",
                      *           "key": "hand-1",
                      *           "seq": 0
                      *         }
@@ -3704,12 +4116,22 @@ export interface operations {
                      *         "match_end": "hands",
                      *         "match_hands": 10
                      *       },
+                     *       "names": {
+                     *         "kim": "Kim",
+                     *         "lou": "Lou"
+                     *       },
                      *       "players": [
                      *         "kim",
                      *         "lou"
                      *       ],
                      *       "ruleset": "kaluki-hunt",
-                     *       "signature": "c6686d2de1a96947b4625d7c57d30ff26d0afef6415ee7db2b378e54f7e19bd7",
+                     *       "signature": "9a5eb04c9c4841e68a437aa32a1ff93c784818732d5d33276f76343511103c42",
+                     *       "stakes": {
+                     *         "currency": "EUR",
+                     *         "per_hand": "0.50",
+                     *         "per_point": "0.05",
+                     *         "stake": "5.00"
+                     *       },
                      *       "standings": [
                      *         {
                      *           "buy_ins": 0,
@@ -3729,7 +4151,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "status": "in_progress",
-                     *       "token_sha256": "c992c5298a97471df678832a84d6cbee45eb4e78581b6276c159b818f630d6de",
+                     *       "title": "Friday at the club",
+                     *       "token_sha256": "8ae32434f3d7f18ce970813eda5ab88ef3297e9f7380e269d6607ab6201a53de",
                      *       "version": 1,
                      *       "winner": null
                      *     }
@@ -4063,11 +4486,21 @@ export interface operations {
                      *           "match_end": "hands",
                      *           "match_hands": 10
                      *         },
+                     *         "names": {
+                     *           "kim": "Kim",
+                     *           "lou": "Lou"
+                     *         },
                      *         "players": [
                      *           "kim",
                      *           "lou"
                      *         ],
                      *         "ruleset": "kaluki-hunt",
+                     *         "stakes": {
+                     *           "currency": "EUR",
+                     *           "per_hand": "0.50",
+                     *           "per_point": "0.05",
+                     *           "stake": "5.00"
+                     *         },
                      *         "standings": [
                      *           {
                      *             "buy_ins": 0,
@@ -4087,6 +4520,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "status": "in_progress",
+                     *         "title": "Friday at the club",
                      *         "version": 1,
                      *         "winner": null
                      *       },
@@ -4451,6 +4885,612 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    correctHand: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @example fix-1 */
+                "Idempotency-Key": string;
+                "If-Match"?: string;
+            };
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+                /** @example 0 */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "lou went out, not kim",
+                 *       "score": {
+                 *         "finish": "out",
+                 *         "players": [
+                 *           {
+                 *             "cards": [
+                 *               "Kh"
+                 *             ],
+                 *             "id": "kim"
+                 *           },
+                 *           {
+                 *             "cards": [],
+                 *             "id": "lou"
+                 *           }
+                 *         ],
+                 *         "winner": "lou"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Correction"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "corrects": 0,
+                     *       "finish": "out",
+                     *       "hash": "5c58d160c88727ab31e7d3a3035500348eb2030cb57fff39038c3331bbd18d86",
+                     *       "match": {
+                     *         "co_winners": [],
+                     *         "created": "2026-12-01T08:00:00Z",
+                     *         "hands_played": 1,
+                     *         "head": "5c58d160c88727ab31e7d3a3035500348eb2030cb57fff39038c3331bbd18d86",
+                     *         "id": "c2VjcmV0LW1hdGNo",
+                     *         "match_end": {
+                     *           "buy_in_min_players": 3,
+                     *           "buy_ins": false,
+                     *           "buy_ins_max": 1,
+                     *           "elimination_over": 150,
+                     *           "goal_points": 500,
+                     *           "match_end": "hands",
+                     *           "match_hands": 10
+                     *         },
+                     *         "names": {
+                     *           "kim": "Kim",
+                     *           "lou": "Lou"
+                     *         },
+                     *         "players": [
+                     *           "kim",
+                     *           "lou"
+                     *         ],
+                     *         "ruleset": "kaluki-hunt",
+                     *         "stakes": {
+                     *           "currency": "EUR",
+                     *           "per_hand": "0.50",
+                     *           "per_point": "0.05",
+                     *           "stake": "5.00"
+                     *         },
+                     *         "standings": [
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 0,
+                     *             "penalty": 10,
+                     *             "player": "kim",
+                     *             "points": 0
+                     *           },
+                     *           {
+                     *             "buy_ins": 0,
+                     *             "eliminated": false,
+                     *             "hands_won": 1,
+                     *             "penalty": 0,
+                     *             "player": "lou",
+                     *             "points": 20
+                     *           }
+                     *         ],
+                     *         "status": "in_progress",
+                     *         "title": "Friday at the club",
+                     *         "version": 2,
+                     *         "winner": null
+                     *       },
+                     *       "reason": "lou went out, not kim",
+                     *       "scores": [
+                     *         {
+                     *           "hand_value": 10,
+                     *           "id": "kim",
+                     *           "penalty": 10,
+                     *           "points": 0
+                     *         },
+                     *         {
+                     *           "hand_value": 0,
+                     *           "id": "lou",
+                     *           "penalty": 0,
+                     *           "points": 20
+                     *         }
+                     *       ],
+                     *       "seq": 1,
+                     *       "special": false,
+                     *       "type": "correction",
+                     *       "winner": "lou"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Appended"];
+                };
+            };
+            /** @description `Idempotency-Key` missing (`idempotency-key-required`) or longer than 255 characters (`idempotency-key-invalid`), or a body that is not JSON (`malformed-json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency-key-required",
+                     *       "detail": "Idempotency-Key missing.",
+                     *       "status": 400,
+                     *       "title": "Idempotency-Key required",
+                     *       "type": "/problems/idempotency-key-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token (`token-required`). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-required",
+                     *       "detail": "No token.",
+                     *       "status": 401,
+                     *       "title": "Token required",
+                     *       "type": "/problems/token-required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong token (`token-invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "token-invalid",
+                     *       "detail": "Wrong token.",
+                     *       "status": 403,
+                     *       "title": "Token invalid",
+                     *       "type": "/problems/token-invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. Or no such entry (`entry-not-found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A later entry would become impossible (`correction-conflict`), or the match is full (`match-full`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "correction-conflict",
+                     *       "detail": "A later entry would become impossible.",
+                     *       "status": 409,
+                     *       "title": "Correction conflicts with a later entry",
+                     *       "type": "/problems/correction-conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Stale `If-Match` (`precondition-failed`). */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition-failed",
+                     *       "detail": "Stale If-Match.",
+                     *       "status": 412,
+                     *       "title": "Precondition failed",
+                     *       "type": "/problems/precondition-failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (`payload-too-large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload-too-large",
+                     *       "detail": "The body is larger than MAX_BODY_BYTES.",
+                     *       "status": 413,
+                     *       "title": "Payload too large",
+                     *       "type": "/problems/payload-too-large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported-media-type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not application/json.",
+                     *       "status": 415,
+                     *       "title": "Unsupported media type",
+                     *       "type": "/problems/unsupported-media-type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-correction` (the entry is not a hand), `idempotency-key-reused`, `illegal-record` (with `violations`), `hand-players`, `winner-holds-cards`, `unknown-winner` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation-error",
+                     *       "detail": "validation-error.",
+                     *       "status": 422,
+                     *       "title": "Invalid request body",
+                     *       "type": "/problems/validation-error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "balances": [
+                     *         {
+                     *           "amount": "-7.00",
+                     *           "player": "kim"
+                     *         },
+                     *         {
+                     *           "amount": "7.00",
+                     *           "player": "lou"
+                     *         }
+                     *       ],
+                     *       "currency": "EUR",
+                     *       "final": false,
+                     *       "transfers": [
+                     *         {
+                     *           "amount": "7.00",
+                     *           "from": "kim",
+                     *           "to": "lou"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settlement"];
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The match has no stakes (`no-stakes`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "no-stakes",
+                     *       "detail": "The match has no stakes.",
+                     *       "status": 409,
+                     *       "title": "Match has no stakes",
+                     *       "type": "/problems/no-stakes"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getSheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c2VjcmV0LW1hdGNo */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sheet: JSON, or RFC 4180 CSV with `Accept: text/csv`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "c2VjcmV0LW1hdGNo",
+                     *       "players": [
+                     *         {
+                     *           "id": "kim",
+                     *           "name": "Kim"
+                     *         },
+                     *         {
+                     *           "id": "lou",
+                     *           "name": "Lou"
+                     *         }
+                     *       ],
+                     *       "rows": [
+                     *         {
+                     *           "cells": {
+                     *             "kim": {
+                     *               "penalty": 10,
+                     *               "points": 0
+                     *             },
+                     *             "lou": {
+                     *               "penalty": 0,
+                     *               "points": 20
+                     *             }
+                     *           },
+                     *           "corrected": true,
+                     *           "finish": "out",
+                     *           "seq": 0,
+                     *           "winner": "lou"
+                     *         }
+                     *       ],
+                     *       "title": "Friday at the club",
+                     *       "totals": {
+                     *         "kim": {
+                     *           "penalty": 10,
+                     *           "points": 0
+                     *         },
+                     *         "lou": {
+                     *           "penalty": 0,
+                     *           "points": 20
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Sheet"];
+                    /**
+                     * @example seq,winner,finish,Kim points,Kim penalty,Lou points,Lou penalty
+                     *     0,Lou,out,0,10,20,0
+                     *     total,,,0,10,20,0
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description No such match (`match-not-found`); it may have expired: import its export. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "match-not-found",
+                     *       "detail": "No such match.",
+                     *       "status": 404,
+                     *       "title": "Match not found",
+                     *       "type": "/problems/match-not-found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the rate limit (`rate-limited`): wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description the client's remaining quota (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description the quota policy */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate-limited",
+                     *       "detail": "Over the rate limit.",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "/problems/rate-limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`ledger-unavailable`) or the match is too busy (`ledger-busy`); nothing was written. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ledger-unavailable",
+                     *       "detail": "Redis is unreachable.",
+                     *       "status": 503,
+                     *       "title": "Match store unavailable",
+                     *       "type": "/problems/ledger-unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     buildOnMeld: {
         parameters: {
             query?: never;
@@ -4748,7 +5788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5384,7 +6424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record` */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +6623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget) */
+            /** @description `validation-error` (the body breaks the schema), `invalid-card`, `impossible-cards`, `unknown-ruleset`, `unknown-parameter`, `invalid-parameter`, `invalid-ruleset`, `invalid-meld` (a table meld is not legal), `invalid-record`, `hand-too-large`, `search-too-large` (the search would exceed the solver's budget), `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: `round` is the deal) */
             422: {
                 headers: {
                     [name: string]: unknown;

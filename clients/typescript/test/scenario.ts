@@ -1,7 +1,8 @@
 // The SDK against a running service (started by tests/clients/test_typescript.py):
 // node build/…/test/scenario.js BASE_URL. Exits non-zero on the first failed check.
 import assert from "node:assert/strict";
-import { createKalukiClient, isProblem, ProblemError, unwrap, type RetryInfo } from "../src/index.js";
+import { correctHand, createKalukiClient, getSettlement, getSheet, getSheetCsv, isProblem,
+         matchEvents, ProblemError, unwrap, type MatchEvent, type RetryInfo } from "../src/index.js";
 
 const base = process.argv[2];
 if (!base) throw new Error("usage: scenario.js BASE_URL");
@@ -121,5 +122,34 @@ const stranger = createKalukiClient({ baseUrl: base });
 await assert.rejects(stranger.POST("/v1/matches/{match_id}/buy-ins", {
   params: { path: { match_id: id } }, body: { player: "lou" } }),
   (e: unknown) => isProblem(e, "token-required") && e.status === 401);
+
+// 10. Scorekeeping (SPEC §7.1): a correction, the sheet, the settlement, the live events.
+const sk = createKalukiClient({ baseUrl: base });
+const game = await unwrap(sk.POST("/v1/matches", { body: {
+  ruleset: "kaluki-hunt", players: ["kim", "lou"], match_end: "hands", match_hands: 2,
+  names: { kim: "=Kim" }, stakes: { currency: "EUR", stake: "5", per_hand: "1" } } }));
+const gid = game.id;
+await sk.appendHand(gid, hand);
+const fix = await correctHand(sk, gid, 0, { reason: "void it", void: true });
+assert.equal(fix.data.type, "correction");
+assert.equal(fix.data.match?.hands_played, 0);
+const sheet = await getSheet(sk, gid);
+assert.equal(sheet.rows.length, 0);
+assert.equal(sheet.players[0]?.name, "=Kim");
+const csv = await getSheetCsv(sk, gid);
+assert.ok(csv.startsWith("seq,winner,finish,'=Kim points"), csv);
+const seen: MatchEvent[] = [];
+const live = (async () => {
+  for await (const ev of matchEvents(gid, { baseUrl: base, reconnectMs: 50 })) seen.push(ev);
+})();
+await sk.appendHand(gid, hand);
+await sk.appendHand(gid, hand);
+await live;
+assert.deepEqual(seen.map((e) => [e.id, e.event]),
+                 [[0, "hand"], [1, "correction"], [2, "hand"], [3, "hand"], [3, "finished"]]);
+const money = await getSettlement(sk, gid);
+assert.equal(money.final, true);
+assert.equal(money.balances.reduce((a, b) => a + Number(b.amount), 0), 0);
+await assert.rejects(getSettlement(sk, id), (e: unknown) => isProblem(e, "no-stakes"));
 
 console.log(JSON.stringify({ ok: true, match: id, retries: retries.length }));

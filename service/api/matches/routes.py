@@ -25,15 +25,24 @@ from marshmallow import ValidationError
 from ... import settings
 from ...i18n import N_
 from ...ledger import get_service, limits
-from ...ledger.service import Appended, HandEntry, LedgerService, Match, match_not_found
-from ..jsonio import json_response
-from ..parsing import Blueprint
+from ...ledger.service import (
+    Appended,
+    CorrectionEntry,
+    HandEntry,
+    LedgerService,
+    Match,
+    match_not_found,
+)
+from ...web.jsonio import json_response
+from ...web.parsing import Blueprint
 from ..problems import Problem
+from .events import EventHub
 from .schemas import (
     ID_RE,
     AppendedSchema,
     AppendHandSchema,
     BuyInSchema,
+    CorrectionSchema,
     CreatedSchema,
     CreateMatchSchema,
     EntrySchema,
@@ -43,7 +52,12 @@ from .schemas import (
     MatchScoreSchema,
     PageArgs,
     PageSchema,
+    SettlementSchema,
+    SheetSchema,
+    check_one_hand,
 )
+from .sheet import sheet, sheet_csv
+from .texts import currency_digits
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
                 description="Match ledgers: scored hands in a hash chain, with standings.")
@@ -114,7 +128,8 @@ def view(m: Match) -> dict[str, Any]:
             "players": list(m.players), "hands_played": s.hands_played, "status": s.status,
             "winner": s.winner, "co_winners": list(s.co_winners),
             "standings": [x.to_dict() for x in s.standings], "version": m.version,
-            "head": m.head, "created": m.created}
+            "head": m.head, "created": m.created, "title": m.title, "names": dict(m.names),
+            "stakes": None if m.stakes is None else dict(m.stakes)}
 
 
 def _appended(a: Appended) -> Response:
@@ -122,6 +137,9 @@ def _appended(a: Appended) -> Response:
     if isinstance(e, HandEntry):
         extra: dict[str, Any] = {"hand": m.state.hands_played, "special": e.special,
                                  "scores": e.to_data()["scores"]}
+    elif isinstance(e, CorrectionEntry):
+        extra = {k: v for k, v in e.to_data().items()
+                 if k not in ("seq", "hash", "input", "source")}
     else:
         extra = {"player": e.player}
     doc = {"seq": e.seq, **extra, "hash": e.hash, "match": view(m)}
@@ -171,8 +189,11 @@ def _problems(*statuses: int) -> Callable[[Callable[..., Any]], Callable[..., An
 @_problems(422, 503)
 def create(args: dict[str, Any]) -> Response:
     """Start a match: its id, its write token (shown only once) and the match."""
-    overrides = {k: v for k, v in args.items() if k not in ("ruleset", "players")}
-    m, token = _service().create(args["ruleset"], args["players"], overrides)
+    overrides = {k: v for k, v in args.items()
+                 if k not in ("ruleset", "players", "title", "names", "stakes")}
+    m, token = _service().create(args["ruleset"], args["players"], overrides,
+                                 title=args.get("title"), names=args.get("names"),
+                                 stakes=args.get("stakes"))
     body = {"id": m.id, "token": token, "match": view(m)}
     return json_response(body, 201, {"Location": f"/v1/matches/{m.id}",
                                      "ETag": etag(m.version, m.head)})
@@ -216,6 +237,7 @@ def delete(match_id: str) -> Response:
 def append_hand(args: dict[str, Any], match_id: str) -> Response:
     """Append a scored hand (a score body or a hand record) and answer the new standings."""
     _check_id(match_id)
+    check_one_hand(args)
     key = _idempotency_key(required=True)
     source = "score" if "score" in args else "record"
     raw = request.get_json()
@@ -249,7 +271,12 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
     _check_id(match_id)
     start = _parse_cursor(args.get("cursor"))
     limit = args["limit"]
-    items, version = _service().page(match_id, start, limit)
+    items, version, state = _service().page(match_id, start, limit)
+    if state.corrected:  # corrected hands show corrected_by (not part of the hashed entry)
+        by = dict(state.corrected)
+        items = [i if start + n not in by else
+                 orjson.dumps({**orjson.loads(i), "corrected_by": by[start + n]}).decode()
+                 for n, i in enumerate(items)]
     nxt = str(start + len(items)) if start + len(items) < version else None
     body = b'{"items":[' + b",".join(i.encode("utf-8") for i in items) + b'],"next_cursor":' + \
         orjson.dumps(nxt) + b"}"
@@ -263,9 +290,134 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
 @blp.response(200, EntrySchema)
 @_problems(404, 503)
 def get_entry(match_id: str, seq: int) -> Response:
-    """One ledger entry by its sequence number."""
+    """One ledger entry by its sequence number; a corrected hand also shows
+    ``corrected_by``, the seq of its latest correction (not part of the hashed entry)."""
     _check_id(match_id)
-    return json_response(_service().entry(match_id, seq).encode("utf-8"))
+    text, corrected_by = _service().entry(match_id, seq)
+    if corrected_by is None:
+        return json_response(text.encode("utf-8"))
+    return json_response({**orjson.loads(text), "corrected_by": corrected_by})
+
+
+@blp.route("/<match_id>/hands/<int:seq>/corrections", methods=["POST"])
+@blp.arguments(CorrectionSchema())
+@blp.response(201, AppendedSchema, headers={"Location": {"schema": {"type": "string"}},
+                                            "ETag": {"schema": {"type": "string"}}})
+@blp.doc(parameters=[
+    {"in": "header", "name": "Idempotency-Key", "required": True, "schema": {"type": "string"}},
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
+    {"in": "header", "name": "Authorization", "required": True,
+     "schema": {"type": "string", "example": "Bearer <token>"}}])
+@_problems(400, 401, 403, 404, 409, 412, 413, 422, 503)
+def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
+    """Correct hand ``seq`` (SPEC §7.1): the hand as it should have been (``score`` or
+    ``record``) or ``void``, with a ``reason``. One more entry in the chain; the
+    standings, match end, buy-ins and winner re-folded. 409 ``correction-conflict`` when a
+    later entry would become impossible (nothing changes)."""
+    _check_id(match_id)
+    key = _idempotency_key(required=True)
+    raw = request.get_json()
+    source = next((k for k in ("score", "record") if k in args), None)
+    return _appended(_service().correct(match_id, _bearer(), seq=seq, reason=args["reason"],
+                                        source=source,
+                                        body=raw[source] if source else None, key=key,
+                                        request=raw, if_match=_if_match()))
+
+
+@blp.route("/<match_id>/sheet", methods=["GET"])
+@blp.response(200, SheetSchema, description="The sheet: JSON, or RFC 4180 CSV with "
+              "`Accept: text/csv`.")
+@_problems(404, 503)
+def get_sheet(match_id: str) -> Response:
+    """The match as a score sheet: a row per hand as it counts (corrected values; voided
+    hands left out), totals, display names. JSON, or RFC 4180 CSV with ``Accept: text/csv``
+    (text from clients that could start a spreadsheet formula gets a leading ``'``)."""
+    _check_id(match_id)
+    m, entries = _service().ledger(match_id)
+    best = request.accept_mimetypes.best_match(["application/json", "text/csv"],
+                                               default="application/json")
+    if best == "text/csv" and request.accept_mimetypes["text/csv"] > \
+            request.accept_mimetypes["application/json"]:
+        return Response(sheet_csv(m, entries), mimetype="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="match-{m.id}.csv"',
+            "ETag": etag(m.version, m.head), "Vary": "Accept"})
+    doc, _ = sheet(m, entries)
+    return json_response(doc, headers={"ETag": etag(m.version, m.head), "Vary": "Accept"})
+
+
+@blp.route("/<match_id>/settlement", methods=["GET"])
+@blp.response(200, SettlementSchema)
+@_problems(404, 409, 503)
+def get_settlement(match_id: str) -> Response:
+    """Who owes whom under the match's stakes (SPEC §7.1): balances summing to zero and
+    the fewest transfers that settle them; ``final`` false while the match is in progress
+    (the settlement if it ended now). 409 ``no-stakes`` for a match without stakes."""
+    _check_id(match_id)
+    s = _service().settlement(match_id, currency_digits)
+    return json_response({
+        "currency": s.currency, "final": s.final,
+        "balances": [{"player": p, "amount": f"{a:f}"} for p, a in s.balances.items()],
+        "transfers": [{"from": t.payer, "to": t.payee, "amount": f"{t.amount:f}"}
+                      for t in s.transfers]})
+
+
+EVENTS_EXAMPLE = (
+    'retry: 1000\n\nid: 0\nevent: hand\ndata: {"entry": {"seq": 0, "type": "hand", …}, '
+    '"match": {"id": "c2VjcmV0LW1hdGNo", "hands_played": 1, …}}\n\n: heartbeat\n\n')
+NDJSON = "application/x-ndjson"
+
+
+def _hub() -> EventHub:
+    hub: EventHub | None = current_app.extensions.get("kaluki_events")
+    if hub is None:
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        hub = app.extensions["kaluki_events"] = EventHub(
+            lambda: get_service(app), view, settings.of(app),
+            app.extensions.get("kaluki_events_observer"))
+    return hub
+
+
+def _resume_after() -> int:
+    """The seq to resume after: ``Last-Event-ID`` (it wins) or ``?after=``; -1 for all."""
+    text = request.headers.get("Last-Event-ID")
+    where = "Last-Event-ID"
+    if text is None:
+        text, where = request.args.get("after"), "after"
+    if text is None or text.strip() == "":
+        return -1
+    text = text.strip()
+    if not text.isdecimal() or len(text) > 9:
+        raise Problem("invalid-cursor", "Resume after the id (seq) of the last event received.",
+                      errors={where: ["not an event id"]})
+    return int(text)
+
+
+@blp.route("/<match_id>/events", methods=["GET"])
+@blp.doc(parameters=[
+    {"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
+     "description": "resume after this event's id (the entry's seq); wins over ?after"},
+    {"in": "query", "name": "after", "required": False, "schema": {"type": "integer"},
+     "description": "resume after this seq"}])
+@blp.response(200, description="The match's entries as they happen: Server-Sent Events, or "
+              "NDJSON with `Accept: application/x-ndjson`.", content_type="text/event-stream")
+@_problems(404, 422, 503)
+def events(match_id: str) -> Response:
+    """Live events (SPEC §7.1): every entry so far (or after ``Last-Event-ID``/``?after``),
+    then each new one as it is written on any instance: ``id`` the entry's seq, ``event``
+    ``hand``, ``correction``, ``buy-in``, ``finished`` or ``deleted``, ``data``
+    ``{"entry", "match"}``. A heartbeat every 15 s; the stream ends after ``finished`` or
+    ``deleted``. 503 ``too-many-subscribers`` past ``EVENTS_MAX_SUBSCRIBERS`` per worker."""
+    _check_id(match_id)
+    after = _resume_after()
+    accept = request.accept_mimetypes
+    ndjson = accept[NDJSON] > accept["text/event-stream"]
+    hub = _hub()
+    if not hub.admit():
+        raise Problem("too-many-subscribers", N_("This instance serves as many event streams "
+                                                 "as it may; reconnect later."))
+    frames = hub.stream(match_id, after, ndjson)  # 404 here, before the first byte
+    return Response(frames, mimetype=NDJSON if ndjson else "text/event-stream", headers={
+        "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @blp.route("/<match_id>/export", methods=["GET"])

@@ -68,9 +68,9 @@ from flask import Flask, Response, request
 from flask_limiter import Limit, Limiter, RateLimitExceeded
 
 from .. import settings
+from ..api.problems import Problem
 from ..i18n import N_
 from ..ledger.store import CLUSTER_SCHEMES, is_cluster
-from .problems import Problem
 
 log = logging.getLogger(__name__)
 

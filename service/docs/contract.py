@@ -19,10 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..api.matches.routes import EVENTS_EXAMPLE
+from ..api.problems import PROBLEM_MEDIA_TYPE, TITLES
+from ..engine.notation import MEDIA_TYPE
 from ..engine.rules import MAX_CONTRACT_MELDS, MAX_CONTRACTS, MAX_DECK_ROWS, PARAMS, PARAMS_BY_NAME
-from .problems import PROBLEM_MEDIA_TYPE, TITLES
+from .examples import EXAMPLES, PROBLEM_PATH
 
-NOTATION_MEDIA_TYPE = "text/vnd.kaluki.hand"
+NOTATION_MEDIA_TYPE = MEDIA_TYPE
 METHODS = ("get", "put", "post", "delete", "patch")
 
 
@@ -255,30 +258,35 @@ def _ops() -> dict[tuple[str, str], Op]:
         ("get", "/problems/{code}"): Op("getProblem", "Problems", {
             404: "No such problem or violation code (`not-found`)."}),
         ("post", "/v1/melds/validate"): Op("validateMeld", "Melds", {422: body_422}, body=True),
-        ("post", "/v1/melds/opening"): Op("checkOpening", "Melds", {422: body_422}, body=True),
+        ("post", "/v1/melds/opening"): Op("checkOpening", "Melds", {
+            422: body_422 + ", `round-required`, `invalid-round` (contract rule sets: `round` is the deal)"}, body=True),
         ("post", "/v1/melds/build"): Op("buildOnMeld", "Melds", {
             422: body_422 + ", `invalid-meld` (the table meld is not legal)"}, body=True),
         ("post", "/v1/jokers/release"): Op("releaseJoker", "Jokers", {
             422: body_422 + ", `invalid-meld` (the table meld is not legal)"}, body=True),
         ("post", "/v1/hands/score"): Op("scoreHand", "Hands", {
             422: body_422 + ", `player-count`, `duplicate-player`, `unknown-winner`, "
-                 "`winner-holds-cards`, `invalid-finish`"}, body=True),
+                 "`winner-holds-cards`, `invalid-round` (a `round` the rule set has not)"},
+            body=True),
         ("post", "/v1/hands/analyze"): Op("analyzeHand", "Hands", {
             422: body_422 + ", `hand-too-large`, `search-too-large` (the search would exceed "
-                 "the solver's budget under these overrides)"}, body=True),
+                 "the solver's budget under these overrides), `round-required`, `invalid-round` (contract rule sets: `round` is the deal)"}, body=True),
         ("post", "/v1/hands/adjudicate"): Op("adjudicateHand", "Hands", {
             415: "Neither `application/json` nor `text/vnd.kaluki.hand` "
                  "(`unsupported-media-type`).",
             422: body_422 + ", `invalid-record`, `invalid-notation`, `deal-size`, "
-                 "`unknown-player`, `missing-card`, `player-count`, `search-too-large`"},
+                 "`unknown-player`, `missing-card`, `player-count`, `search-too-large`, "
+                 "`round-required`, `invalid-round` (contract rule sets: `round` is the deal)"},
             body=True),
         ("post", "/v1/turns/check"): Op("checkTurn", "Turns", {
-            422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`"},
-            body=True),
+            422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
+                 "`hand-too-large`, `unknown-player` (a call by a player not in `players`), "
+                 "`round-required`, `invalid-round` (contract rule sets: `round` is the deal)"}, body=True),
         ("post", "/v1/turns/options"): Op("listTurnOptions", "Turns", {
             422: body_422 + ", `invalid-meld` (a table meld is not legal), `invalid-record`, "
                  "`hand-too-large`, `search-too-large` (the search would exceed the solver's "
-                 "budget)"}, body=True),
+                 "budget), `unknown-player` (a call by a player not in `players`), `round-required`, `invalid-round` (contract rule sets: `round` is the deal)"},
+            body=True),
         ("post", "/v1/matches"): Op("createMatch", "Matches", {
             422: body_422 + ", `player-count`, `duplicate-player`"}, body=True, ledger=True),
         ("post", "/v1/matches/import"): Op("importMatch", "Matches", {
@@ -324,6 +332,28 @@ def _ops() -> dict[tuple[str, str], Op]:
             auth="required", body=True, ledger=True),
         ("get", m + "/hands/{seq}"): Op("getHand", "Matches", {
             404: no_match + " Or no such entry (`entry-not-found`)."}, ledger=True),
+        ("get", m + "/events"): Op("streamEvents", "Matches", {
+            404: no_match, 422: "A `Last-Event-ID` or `after` that is not an event id "
+                                "(`invalid-cursor`).",
+            503: "Redis is unreachable (`ledger-unavailable`), or this instance serves "
+                 "`EVENTS_MAX_SUBSCRIBERS` streams (`too-many-subscribers`). Retry after "
+                 "`Retry-After` seconds."}, ledger=True),
+        ("get", m + "/sheet"): Op("getSheet", "Matches", {404: no_match}, ledger=True),
+        ("get", m + "/settlement"): Op("getSettlement", "Matches", {
+            404: no_match, 409: "The match has no stakes (`no-stakes`)."}, ledger=True),
+        ("post", m + "/hands/{seq}/corrections"): Op("correctHand", "Matches", {
+            400: "`Idempotency-Key` missing (`idempotency-key-required`) or longer than 255 "
+                 "characters (`idempotency-key-invalid`), or a body that is not JSON "
+                 "(`malformed-json`).",
+            401: "No token (`token-required`).", 403: "Wrong token (`token-invalid`).",
+            404: no_match + " Or no such entry (`entry-not-found`).",
+            409: "A later entry would become impossible (`correction-conflict`), or the match "
+                 "is full (`match-full`).",
+            412: "Stale `If-Match` (`precondition-failed`).",
+            422: body_422 + ", `invalid-correction` (the entry is not a hand), "
+                 "`idempotency-key-reused`, `illegal-record` (with `violations`), "
+                 "`hand-players`, `winner-holds-cards`, `unknown-winner`"},
+            auth="required", body=True, ledger=True),
     }
 
 
@@ -478,8 +508,6 @@ PATH_EXAMPLES: dict[str, Any] = {"match_id": "c2VjcmV0LW1hdGNo", "name": "kaluki
 
 def finish(raw: dict[str, Any]) -> dict[str, Any]:
     """The served document: ``raw`` (flask-smorest's) finished for client generators."""
-    from .examples import EXAMPLES, PROBLEM_PATH
-
     spec: dict[str, Any] = _resolve_refs(copy.deepcopy(raw))
     components = spec.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
@@ -578,6 +606,18 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
     turn = schemas["TurnCheck"]["properties"]["turn"]
     schemas["TurnCheck"]["properties"]["turn"] = {**ref("Turn"), **(
         {"description": turn["description"]} if "description" in turn else {})}
+    # the score sheet: JSON, or CSV by Accept
+    sheet = paths["/v1/matches/{match_id}/sheet"]["get"]["responses"]["200"]
+    sheet["content"]["text/csv"] = {"schema": {"type": "string"}, "example": (
+        "seq,winner,finish,Kim points,Kim penalty,Lou points,Lou penalty\r\n"
+        "0,Lou,out,0,10,20,0\r\ntotal,,,0,10,20,0\r\n")}
+    # the live events: a stream, in two media types
+    events = paths["/v1/matches/{match_id}/events"]["get"]["responses"]["200"]
+    events["content"] = {
+        "text/event-stream": {"schema": {"type": "string"}, "example": EVENTS_EXAMPLE},
+        "application/x-ndjson": {"schema": {"type": "string"}, "example": (
+            '{"id": 0, "event": "hand", "data": {"entry": {…}, "match": {…}}}\n'
+            '{"event": "heartbeat"}\n')}}
     # DELETE answers no body
     for code, response in paths["/v1/matches/{match_id}"]["delete"]["responses"].items():
         if code == "204":

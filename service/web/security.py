@@ -37,7 +37,7 @@ from functools import lru_cache
 from flask import Flask, Response, request
 
 from .. import settings
-from .problems import Problem
+from ..api.problems import Problem
 
 NOSNIFF = "nosniff"
 # endpoints whose answers carry a match's write token

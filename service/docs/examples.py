@@ -14,8 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .contract import NOTATION_MEDIA_TYPE, ref
-from .problems import PROBLEM_MEDIA_TYPE
+from ..api.problems import PROBLEM_MEDIA_TYPE
+from ..engine.notation import MEDIA_TYPE as NOTATION_MEDIA_TYPE
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
 @dataclass(frozen=True)

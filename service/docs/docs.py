@@ -13,7 +13,7 @@ from pathlib import Path
 import flask_swagger_ui
 from flask import Flask, Response, send_from_directory
 
-from .problems import NOT_FOUND, Problem
+from ..api.problems import NOT_FOUND, Problem
 
 ASSETS = Path(flask_swagger_ui.__file__).resolve().parent / "dist"
 STATIC = Path(__file__).resolve().parent / "static"

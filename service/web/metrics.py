@@ -32,6 +32,8 @@ only where their event happens, so a request that has none pays nothing:
 * ``kaluki_problems_total{code,status}``: every problem answered; from it
   ``kaluki_rate_limited_total`` (status 429 / ``rate-limited``) and
   ``kaluki_solver_budget_refusals_total`` (``search-too-large``).
+* ``kaluki_event_streams_open`` (a gauge) and ``kaluki_events_sent_total``: live event
+  streams and the events they sent (``service.api.matches.events``).
 * ``kaluki_build_info{version,api_version,git_sha}`` = 1 (``GIT_SHA``, else
   ``git rev-parse HEAD`` at start, else ``unknown``).
 """
@@ -60,6 +62,7 @@ from prometheus_client import (
 )
 
 from .. import settings
+from ..api import problems, render
 from ..logs import RULE_KEY
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -224,6 +227,23 @@ class LedgerObserver:
             counter.inc()
 
 
+class EventsObserver:
+    """What the live-event hub (``service.api.matches.events``) is told."""
+
+    def __init__(self, streams: Gauge, sent: BatchedCounter) -> None:
+        self.streams = streams
+        self.sent = sent
+
+    def stream_opened(self) -> None:
+        self.streams.inc()
+
+    def stream_closed(self) -> None:
+        self.streams.dec()
+
+    def events_sent(self, n: int) -> None:
+        self.sent.inc((), n)
+
+
 def git_sha(configured: str = "") -> str:
     """``GIT_SHA`` (its setting), else the checkout's HEAD, else ``unknown``."""
     if configured:
@@ -247,7 +267,6 @@ def package_version() -> str:
 
 def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
     """The families beyond the request histogram; returns what a scrape must refresh."""
-    from . import problems, render
 
     def counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> BatchedCounter:
         return BatchedCounter(Counter(name, doc, list(labels), registry=registry))
@@ -295,6 +314,13 @@ def _install_families(app: Flask, registry: CollectorRegistry | None) -> Any:
             budget.inc()
 
     app.extensions[problems.ON_PROBLEM] = on_problem
+
+    streams = Gauge("kaluki_event_streams_open", "Live event streams open (GET "
+                    "/v1/matches/{id}/events), summed over the live workers", registry=registry,
+                    multiprocess_mode="livesum")
+    app.extensions["kaluki_events_observer"] = EventsObserver(
+        streams, counter("kaluki_events_sent", "Live events sent to streams (entries, "
+                         "finished, deleted; heartbeats not counted)"))
 
     build = Gauge("kaluki_build_info", "The running build: package version, API version and "
                   "git commit", ["version", "api_version", "git_sha"], registry=registry,

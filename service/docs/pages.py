@@ -18,12 +18,12 @@ from pathlib import Path
 from babel import Locale
 from flask import Flask, Response, request
 
+from ..api.problems import TITLES, Problem, status_of
+from ..api.problems import title as problem_title
 from ..engine import violations as v
 from ..i18n import LANGUAGES, N_, gettext
+from ..web.jsonio import dumps
 from ..web.language import language
-from .jsonio import dumps
-from .problems import TITLES, Problem, status_of
-from .problems import title as problem_title
 
 PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
             "form-action 'none'; frame-ancestors 'none'")
@@ -182,6 +182,17 @@ PROBLEM_DOCS: Mapping[str, Doc] = {
     "buy-ins-exhausted": Doc("The player has made the buy_ins_max buy-ins a player may make in "
                              "this match (kaluki-uk: 1)."),
     "player-not-eliminated": Doc("Only an eliminated player may buy back in."),
+    "invalid-currency": Doc("The stakes' currency is not an ISO 4217 code (write it in "
+                            "capitals, e.g. EUR, GBP, JPY)."),
+    "correction-conflict": Doc("With this correction a later entry of the match could not "
+                               "have happened (a buy-in of a player no longer eliminated, a "
+                               "hand after the match would have ended). Correct or void the "
+                               "later entry first."),
+    "invalid-correction": Doc("Only a hand can be corrected, with exactly one of score, record "
+                              "and void, and a reason."),
+    "no-stakes": Doc("The match was created without stakes, so there is nothing to settle."),
+    "too-many-subscribers": Doc("This instance holds as many event streams as it may "
+                                "(EVENTS_MAX_SUBSCRIBERS). Reconnect after Retry-After."),
     "internal-error": Doc("Something went wrong on the service's side; it is logged. Retry, "
                           "and report it if it persists."),
     "service-unavailable": Doc("The service cannot answer now. Retry later."),

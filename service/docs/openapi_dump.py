@@ -1,4 +1,4 @@
-"""Print the OpenAPI document the app serves: ``python -m service.api.openapi_dump``."""
+"""Print the OpenAPI document the app serves: ``python -m service.docs.openapi_dump``."""
 
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..api.problems import PAYLOAD_TOO_LARGE, Problem
 from ..i18n import N_
-from .problems import PAYLOAD_TOO_LARGE, Problem
 
 _METHODS_WITH_BODY = frozenset(("POST", "PUT", "PATCH", "DELETE"))
 CHUNK = 64 * 1024
