@@ -30,7 +30,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 RESULTS_MD = BENCH / "RESULTS.md"
 HEADING = "## Legal next plays (issue 23)"
-KINDS = ("draw", "meld", "build", "release", "discard")
+KINDS = ("draw", "lay", "meld", "build", "shift", "release", "discard")
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -142,12 +142,13 @@ def render(e: dict[str, Any], c: dict[str, Any], date: str, notes: list[str] | N
              "Options of typical mid-hand states (self-play hands of every catalog rule set cut "
              "after the draw of a random turn, at a random play; the engine's CPU per state):", "",
              "| rule set | states | options median | p90 | max | mean melds | builds | releases "
-             "| discards | CPU p50 ms | CPU max ms |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| lays | shifts | discards | CPU p50 ms | CPU max ms |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in c.items():
         k = r["kinds"]
         lines.append(f"| {name} | {r['states']} | {r['median']:g} | {r['p90']} | {r['max']} | "
                      f"{k['meld']:.1f} | {k['build']:.1f} | {k['release']:.2f} | "
+                     f"{k['lay']:.2f} | {k['shift']:.2f} | "
                      f"{k['discard']:.1f} | {r['ms_p50']:.2f} | {r['ms_max']:.2f} |")
     if notes:
         lines += ["", *(f"* {n}" for n in notes)]

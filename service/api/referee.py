@@ -175,7 +175,8 @@ VIEW_PARAMETERS = [
     {"name": "view", "in": "query", "required": False, "schema": {"type": "string"},
      "description": "answer as this player sees the hand: their cards, and for everyone "
                     "else only how many cards they hold (in `state` and every step); another "
-                    "player's stock draw shows no card. Not with `spectator`."},
+                    "player's stock draw shows no card, nor another caller's `penalty` cards (contract "
+                    "rule sets). Not with `spectator`."},
     {"name": "spectator", "in": "query", "required": False,
      "schema": {"type": "boolean", "default": False},
      "description": "answer as a spectator sees the hand: no hand's cards, counts only"}]
@@ -352,6 +353,16 @@ def adjudicate() -> Response:
     return json_response(body)
 
 
+def _check_calls_made(args: dict[str, Any]) -> None:
+    """``calls_made``'s counts (an untyped Dict keeps the fast loader)."""
+    for name, count in args["calls_made"].items():
+        if type(count) is not int or not 0 <= count <= MAX_CALLS:
+            raise Problem("validation-error", N_("The request does not match the schema; see "
+                                                 "'errors'."),
+                          errors={f"calls_made.{name}": [
+                              f"an integer from 0 to {MAX_CALLS}: the player's granted calls"]})
+
+
 @blp.route("/turns/check", methods=["POST"])
 @blp.arguments(TurnCheckSchema())
 @blp.response(200, TurnCheckResponse)
@@ -364,12 +375,7 @@ def check_turn(args: dict[str, Any]) -> Response:
     hand = cards_at(args["hand"], "hand")
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
-    for name, count in args["calls_made"].items():  # an untyped Dict keeps the fast loader
-        if type(count) is not int or not 0 <= count <= MAX_CALLS:
-            raise Problem("validation-error", N_("The request does not match the schema; see "
-                                                 "'errors'."),
-                          errors={f"calls_made.{name}": [
-                              f"an integer from 0 to {MAX_CALLS}: the player's granted calls"]})
+    _check_calls_made(args)
     checked = _engine(lambda: ref.check_turn(
         rules, table, hand, args["opened"], top, turn, args["laid_before"], round=args["round"],
         players=args["players"], down=args["down"], calls_made=args["calls_made"]))
@@ -408,6 +414,10 @@ class TurnOptionsResponse(Schema):
     hint = fields.Nested(HintSchema, allow_none=True, required=True, metadata={
         "description": "the best arrangement of the cards held now (null when the turn "
                        "is not legal)"})
+    callers = fields.List(fields.String(), metadata={"description": (
+        "contract rule sets only (SPEC §3.1): the players who may call the discard pile's top "
+        "card now, before this turn's draw ([] when none, or once the turn has its call or "
+        "its draw)")})
 
 
 @blp.route("/turns/options", methods=["POST"])
@@ -416,27 +426,32 @@ class TurnOptionsResponse(Schema):
 @hot
 def turn_options(args: dict[str, Any]) -> Response:
     """Every legal next play of an unfinished turn (draws, melds, one-card builds, releases,
-    discards), ruled by the engine that rules /turns/check, and a hint: the best
-    arrangement of the cards held now."""
+    discards; in a contract rule set the lay, shifts and `callers`, with `round`, `players`,
+    `down` and `calls_made` as /turns/check takes them), ruled by the engine that rules
+    /turns/check, and a hint: the best arrangement of the cards held now."""
     rules = rules_of(args["ruleset"])
     table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
     hand = cards_at(args["hand"], "hand")
-    if len(hand) > rules.hand_size + 1:
+    if not rules.is_contract and len(hand) > rules.hand_size + 1:  # contracts: as /turns/check
         exc = HandTooLarge(rules, len(hand), "hand")
         raise error_problem(exc, errors={"hand": [f"at most {exc.limit} cards"]})
     top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
     turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
-    player = turn.player or "player"
-    turn = rec.Turn(player, turn.draw, turn.plays, turn.discard, turn.restock)
-    game = _engine(lambda: ref.turn_game(rules, table, hand, args["opened"], top, player,
-                                         args["laid_before"]))
+    _check_calls_made(args)
+    game = _engine(lambda: ref.turn_game(
+        rules, table, hand, args["opened"], top, turn.player or None, args["laid_before"],
+        round=args["round"], players=args["players"], down=args["down"],
+        calls_made=args["calls_made"]))
+    player = turn.player or game.players[0]
+    turn = rec.Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
     violation = _engine(lambda: ref.play_turn_so_far(game, turn))
     phase = opt.turn_phase(game, 0)
     if violation is not None:
-        return json_response(render_turn_options(False, violation, phase, [], False, None, rules))
+        return json_response(render_turn_options(False, violation, phase, [], False, None, rules,
+                                                 [] if rules.is_contract else None))
     ended = phase == "ended"
     work = opt.Work(WORK_BUDGET)  # the listing and the hint share the solver's budget
     options = [] if ended else opt.legal_actions(game, work)
     return json_response(render_turn_options(
         True, None, phase, options, opt.can_end(game, options, ended),
-        opt.hint(game, ended, work), rules))
+        opt.hint(game, ended, work), rules, opt.callers(game) if rules.is_contract else None))

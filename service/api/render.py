@@ -182,7 +182,8 @@ def _hide_stock(v: Violation) -> Violation:
 
 def render_played(turn: dict[str, Any], shown: frozenset[str] | None) -> dict[str, Any]:
     """A step's ``played`` turn as a view shows it: another player's stock draw without its
-    card, and no restock order (the stock's order is nobody's to see)."""
+    card, another caller's penalty cards left out as that draw's card is (SPEC §3.1: they
+    are private cards), and no restock order (the stock's order is nobody's to see)."""
     if shown is None:
         return turn
     out = dict(turn)
@@ -190,6 +191,9 @@ def render_played(turn: dict[str, Any], shown: frozenset[str] | None) -> dict[st
     draw = out.get("draw")
     if draw is not None and draw.get("from") == "stock" and out.get("player") not in shown:
         out["draw"] = {"from": "stock"}
+    call = out.get("call")
+    if call is not None and "penalty" in call and call.get("player") not in shown:
+        out["call"] = {k: v for k, v in call.items() if k != "penalty"}
     return out
 
 
@@ -204,14 +208,18 @@ def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
 
 def render_turn_options(legal: bool, violation: Violation | None, phase: str,
                         options: Sequence[Option], can_end: bool, hint: Hint | None,
-                        rules: RuleSet) -> dict[str, Any]:
-    """``POST /v1/turns/options``: every option in the hand record's own shape."""
+                        rules: RuleSet, callers: Sequence[str] | None = None) -> dict[str, Any]:
+    """``POST /v1/turns/options``: every option in the hand record's own shape; ``callers``
+    (contract rule sets only, else None and left out) who may call the discard now."""
     rendered_hint = None
     if hint is not None:
         a = hint.analysis
         rendered_hint = {"melds": [render_meld(shown(x, rules)) for x in a.melds],
                          "deadwood": [str(c) for c in a.deadwood],
                          "deadwood_value": a.deadwood_value, "can_go_out": hint.can_go_out}
-    return {"legal": legal, "violations": render_violations([violation] if violation else []),
-            "phase": phase, "options": [option_to_data(o) for o in options],
-            "can_end": can_end, "hint": rendered_hint}
+    out = {"legal": legal, "violations": render_violations([violation] if violation else []),
+           "phase": phase, "options": [option_to_data(o) for o in options],
+           "can_end": can_end, "hint": rendered_hint}
+    if callers is not None:
+        out["callers"] = list(callers)
+    return out

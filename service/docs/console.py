@@ -178,6 +178,10 @@ STRINGS: dict[str, str] = {
     "opt-discard": N_("Discard", "console"),
     "opt-end-low": N_("low end", "console"),
     "opt-end-high": N_("high end", "console"),
+    "opt-lay": N_("Go down with", "console"),
+    "opt-shift": N_("Shift the joker of meld {meld}: lay {card}, the joker to the", "console"),
+    "options-callers": N_("May call the discard: {players}", "console"),
+    "options-no-callers": N_("Nobody may call the discard.", "console"),
     # the match page (/console/matches/{id}, static/match.html and match.js)
     "m-match-title": N_("Match", "console"),
     "m-standings-heading": N_("Standings", "console"),

@@ -132,7 +132,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             {"type": "object", "title": "release", "required": ["release"],
              "properties": {"release": {"type": "object", "required": ["meld", "cards"],
                                         "properties": {"meld": {"type": "integer", "minimum": 0},
-                                                       "cards": _CARDS}}}}]},
+                                                       "cards": _CARDS}}}},
+            {"type": "object", "title": "lay", "required": ["lay"], "description": (
+                "contract rule sets (SPEC §3.1): going down, the round's contract as one play"),
+             "properties": {"lay": {"type": "array", "items": ref("MeldInput")}}},
+            {"type": "object", "title": "shift", "required": ["shift"], "description": (
+                "contract rule sets, joker_shift run_end (SPEC §3.1): the card takes the place "
+                "of the run's joker that stands for it; the joker moves to `end`"),
+             "properties": {"shift": {"type": "object", "required": ["meld", "card"],
+                                      "properties": {
+                                          "meld": {"type": "integer", "minimum": 0},
+                                          "card": ref("Card"),
+                                          "end": {"type": "string", "enum": ["low", "high"]}}}}}]},
     "TableMeld": {
         "description": "A meld on the table: its cards, or `{cards, closed: true}` when its "
                        "history closed it (no joker can ever be released from it).",
@@ -141,7 +152,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                    "properties": {"cards": _MELD_CARDS, "closed": {"type": "boolean"}}}]},
     "Option": {
         "description": "One legal next play, in the hand record's own shape: a draw (without "
-                       "its card), a play (meld, one-card build, release), or a discard.",
+                       "its card), a play (meld, one-card build, release; in a contract rule "
+                       "set the lay and shifts), or a discard.",
         "oneOf": [
             {"type": "object", "title": "draw", "required": ["draw"], "additionalProperties": False,
              "properties": {"draw": {"type": "object", "required": ["from"],
@@ -156,6 +168,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "One turn: the draw, the plays in order, the discard.",
         "properties": {
             "player": {"type": "string", "description": "who plays (hand records)"},
+            "call": {"type": "object", "required": ["player", "granted"], "description": (
+                "contract rule sets (SPEC §3.1): before the draw, `player` asks for the discard "
+                "pile's top card"), "properties": {
+                    "player": {"type": "string"}, "granted": {"type": "boolean"},
+                    "penalty": {**_CARDS, "description": "the penalty cards from the stock "
+                                                         "(named when the record has no stock)"}}},
             "draw": {"type": "object", "required": ["from"], "properties": {
                 "from": {"type": "string", "enum": ["stock", "discard"]}, "card": ref("Card")}},
             "plays": {"type": "array", "items": ref("Play")},
@@ -168,6 +186,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object", "required": ["players", "deal"],
         "description": "A hand record without `ruleset` (the match's rule set applies).",
         "properties": {
+            "round": {"type": "integer", "minimum": 1, "description": (
+                "contract rule sets (required there, refused elsewhere): the deal, 1-based")},
             "players": {"type": "array", "items": {"type": "string"},
                         "description": "in turn order, starting with the first to play"},
             "deal": {"type": "object", "additionalProperties": _CARDS,

@@ -30,6 +30,22 @@ The kinds, one function each (a new kind of play is one more function):
 * :func:`discard_options`: every discard that ends the turn legally (the turn's duties:
   the card taken from the pile, released jokers, the opening threshold).
 
+In a contract rule set (SPEC §3.1) also:
+
+* :func:`callers`: before the draw, the players who may call the discard pile's top card
+  now (``/turns/options``'s top-level ``callers``; a call is not an option: the caller is
+  another player), each call put to :meth:`.game.Game.verify_call`;
+* :func:`lay_options`: one ``{"lay": ...}`` for a player not yet down, the lay that meets
+  the round's contract with the most cards (the solver's contract search,
+  :func:`.solver.best_lay`), put to :meth:`.game.Game.verify_lay`;
+* :func:`shift_options`: every legal ``{"shift": {"meld", "card", "end"}}``, once per end
+  (:meth:`.game.Game.verify_shift`).
+
+Melds before going down (``contract-not-met``) and after it unless
+``melds_after_contract`` (``contract-extra-meld``) are never listed; no joker is discarded
+where ``joker_discard`` is false, and a down player draws no discard where
+``discard_after_down`` is false (the game's verify methods say so).
+
 The listing looks one play ahead: a play is listed when the turn is legal after it,
 even if no legal end remains (SPEC §5).
 
@@ -58,15 +74,25 @@ from .cards import JOKER, SUITS, Card, MeldCard
 from .errors import EngineError
 from .game import Game, IllegalPlay, Phase
 from .melds import rank_of_value
-from .record import DISCARD, STOCK, BuildPlay, MeldPlay, ReleasePlay, play_to_data
-from .rules import ReleaseSetMode, RuleSet
-from .solver import WORK_BUDGET, Analysis, SearchTooLarge, analyze
+from .record import (
+    DISCARD,
+    STOCK,
+    BuildPlay,
+    LayPlay,
+    MeldPlay,
+    ReleasePlay,
+    ShiftPlay,
+    play_to_data,
+)
+from .rules import JokerShiftMode, ReleaseSetMode, RuleSet
+from .solver import WORK_BUDGET, Analysis, SearchTooLarge, analyze, best_lay
 from .solver import _value_line as value_line  # the run values the solver walks too
 
 __all__ = ["BUILD_COST", "CANDIDATE_COST", "KINDS", "RULING_COST", "DiscardOption", "DrawOption",
            "Hint", "Option", "TurnPhase", "Work", "apply_option",
-           "build_options", "can_end", "discard_options", "draw_options", "hint", "legal_actions",
-           "meld_options", "option_to_data", "release_options", "turn_phase"]
+           "build_options", "callers", "can_end", "discard_options", "draw_options", "hint",
+           "lay_options", "legal_actions", "meld_options", "option_to_data", "release_options",
+           "shift_options", "turn_phase"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +109,7 @@ class DiscardOption:
     card: Card
 
 
-Option = DrawOption | MeldPlay | BuildPlay | ReleasePlay | DiscardOption
+Option = DrawOption | MeldPlay | BuildPlay | ReleasePlay | LayPlay | ShiftPlay | DiscardOption
 """One legal next play, in the hand record's own types (:mod:`.record`)."""
 
 TurnPhase = str  # "draw" | "play" | "ended"
@@ -125,8 +151,12 @@ def apply_option(game: Game, option: Option) -> None:
             game.open()
         if isinstance(option, BuildPlay):
             game.build(option.meld, option.cards)
-        else:
+        elif isinstance(option, ReleasePlay):
             game.release(option.meld, option.cards)
+        elif isinstance(option, LayPlay):
+            game.lay([(x.cards, x.kind) for x in option.melds])
+        else:
+            game.shift(option.meld, option.card, option.end)
     if not game.cards_left and game.phase is not _OVER:
         if game.phase is _OPENING:
             game.open()
@@ -139,6 +169,16 @@ def _some_stock_card(game: Game) -> Card | None:
         return unseen[0]
     pile = game.discard_pile
     return pile[0] if len(pile) >= 2 else None
+
+
+def _some_penalty(game: Game) -> tuple[Card, ...] | None:
+    """Penalty cards a granted call could take from a stock whose order is not known (the
+    client names the true ones); None where the stock's order is known (the game takes its
+    next cards)."""
+    if game.stock is not None:
+        return None
+    unseen = game.state.unseen or ()
+    return tuple(unseen[:game.rules.call_penalty_cards]) or None
 
 
 def _goes_out_legally(game: Game, option: Option) -> bool:
@@ -173,6 +213,28 @@ def draw_options(game: Game, work: Work | None = None) -> list[Option]:
         out.append(DrawOption(STOCK))
     if game.can_draw(DISCARD):
         out.append(DrawOption(DISCARD))
+    return out
+
+
+def callers(game: Game) -> list[str]:
+    """The players who may call the discard pile's top card now (SPEC §3.1; phase ``draw``,
+    before this turn's call): each one's call, granted or refused, put to
+    :meth:`.game.Game.verify_call`; [] outside contract rule sets' draw phase."""
+    if game.round is None or game.phase is not _DRAW or game.called is not None:
+        return []
+    penalty = _some_penalty(game)
+    out: list[str] = []
+    for p in game.players:
+        if p == game.actor:
+            continue
+        for granted in (True, False):
+            try:
+                ok = game.verify_call(p, granted, penalty if granted else None) is None
+            except EngineError:
+                ok = False
+            if ok:
+                out.append(p)
+                break
     return out
 
 
@@ -281,9 +343,12 @@ def meld_options(game: Game, work: Work | None = None) -> list[Option]:
     cards and joker declarations; :class:`.solver.SearchTooLarge` past the budget."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
+    rules = game.rules
+    if game.round is not None and (game.actor not in game.opened
+                                   or not rules.melds_after_contract):
+        return []  # contract-not-met before going down, contract-extra-meld after (SPEC §3.1)
     work = work if work is not None else Work(WORK_BUDGET)
     hand, jokers = work.hand(game)
-    rules = game.rules
     size = game.cards_left
     seen: set[tuple[int, ...]] = set()
     out: list[Option] = []
@@ -407,6 +472,83 @@ def release_options(game: Game, work: Work | None = None) -> list[Option]:
     return out
 
 
+def lay_options(game: Game, work: Work | None = None) -> list[Option]:
+    """Contract rule sets (SPEC §3.1), phase ``play``, a player not yet down: the lay that
+    meets the round's contract with the most cards (then the most points), if any. A lay
+    of every card held that may not end the hand (``final_discard`` required) gives way
+    to the best lay that keeps one card back."""
+    if game.round is None or game.phase in (_DRAW, _OVER) or game.actor is None:
+        return []
+    if game.actor in game.opened:
+        return []  # a second lay is contract-extra-meld
+    work = work if work is not None else Work(WORK_BUDGET)
+    hand = list(game.hand(game.actor))
+    lay, whole = _lay_of(game, hand, work)
+    if lay is not None and (not whole or _goes_out_legally(game, lay)):
+        return [lay]
+    if not whole:
+        return []
+    best: LayPlay | None = None  # every card laid may not end the hand: keep one back
+    most = 0
+    for c in sorted(set(hand)):
+        rest = list(hand)
+        rest.remove(c)
+        other, _ = _lay_of(game, rest, work)
+        n = 0 if other is None else sum(len(x.cards) for x in other.melds)
+        if other is not None and n > most:
+            best, most = other, n
+    return [] if best is None else [best]
+
+
+def _lay_of(game: Game, cards: list[Card], work: Work) -> tuple[LayPlay | None, bool]:
+    """The most-cards lay of ``cards`` as a play the game accepts (the melds as the solver
+    reads them, each with its kind when the cards alone read otherwise), or None; and
+    whether that lay melds every card held."""
+    assert game.round is not None
+    try:
+        melds, used = best_lay(cards, game.rules, game.round, max(0, work.left), most_cards=True)
+    except SearchTooLarge:
+        raise SearchTooLarge(work.budget) from None
+    work.spend(used)
+    if melds is None:
+        return None, False
+    whole = sum(len(x.cards) for x in melds) == game.cards_left
+    for kinds in (False, True):
+        play = LayPlay(tuple(MeldPlay(x.cards, str(x.kind) if kinds else None) for x in melds))
+        work.spend(RULING_COST)
+        if game.verify_lay([(x.cards, x.kind) for x in play.melds]) is None:
+            return play, whole
+    return None, whole
+
+
+def shift_options(game: Game, work: Work | None = None) -> list[Option]:
+    """Every legal joker shift (``joker_shift`` ``run_end``, phase ``play``): per run and
+    per joker whose natural the player holds, once per end the joker may move to."""
+    if (game.phase in (_DRAW, _OVER) or game.actor is None
+            or game.rules.joker_shift != JokerShiftMode.RUN_END):
+        return []
+    work = work if work is not None else Work(WORK_BUDGET)
+    hand, _ = work.hand(game)
+    size = game.cards_left
+    out: list[Option] = []
+    for idx, meld in enumerate(game.table):
+        if not isinstance(meld, m.RunMeld) or not meld.joker_count:
+            continue
+        for _, stands in meld.jokers():
+            card = Card.parse(stands)
+            if hand[card] <= 0:
+                continue
+            for end in ("low", "high"):
+                work.spend(BUILD_COST)
+                if game.verify_shift(idx, card, end) is not None:
+                    continue
+                option = ShiftPlay(idx, card, end)
+                if size == 1 and not _goes_out_legally(game, option):
+                    continue
+                out.append(option)
+    return out
+
+
 def discard_options(game: Game, work: Work | None = None) -> list[Option]:
     """Every discard that ends the turn legally (phase ``play``)."""
     if game.phase in (_DRAW, _OVER) or game.actor is None:
@@ -424,7 +566,8 @@ def discard_options(game: Game, work: Work | None = None) -> list[Option]:
     return out
 
 
-KINDS = (draw_options, meld_options, build_options, release_options, discard_options)
+KINDS = (draw_options, lay_options, meld_options, build_options, shift_options, release_options,
+         discard_options)
 """The option kinds in the order they are listed (a new kind is one more function)."""
 
 
@@ -482,13 +625,14 @@ def hint(game: Game, ended: bool, work: Work | None = None) -> Hint:
             rules = replace(rules, opening_min_points=rules.opening_min_points - laid)
     work = work if work is not None else Work(WORK_BUDGET)
     try:
-        a = analyze(cards, rules, opened, max(0, work.left))
+        a = analyze(cards, rules, opened, max(0, work.left), round=game.round)
     except SearchTooLarge:
         raise SearchTooLarge(work.budget) from None
     if ended:
         return Hint(a, game.winner == player)
     if game.phase is _DRAW:
-        go = bool(cards) and not a.deadwood and (opened or a.points >= rules.opening_min_points)
+        reaches = a.can_open if game.round is not None else a.points >= rules.opening_min_points
+        go = bool(cards) and not a.deadwood and (opened or reaches)
         return Hint(a, go)
     return Hint(a, a.can_go_out)
 

@@ -86,8 +86,9 @@ How a turn is judged, precisely:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from . import melds as m
 from .cards import Card, check_deck
@@ -98,6 +99,8 @@ from .rules import RuleSet
 from .scoring import HandScore, score_hand
 from .solver import HandTooLarge
 from .violations import Violation
+
+T = TypeVar("T")
 
 # -- rulings ---------------------------------------------------------------------------
 
@@ -280,11 +283,31 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
     discarded ``discard_top``), ``down`` the other players who have gone down and
     ``calls_made`` each player's granted calls this deal. Without ``players`` no call
     is possible."""
+    g, player = _turn_setup(rules, table, hand, opened, discard_top, turn.player or None,
+                            laid_before, round, players, down, calls_made)
+    turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
+    seats = g.players
+    v = g.verify_actor(player)
+    violation = (Violation(v.code, v.params, {"turn": 0, "play": None}) if v is not None
+                 else _in_body_turn(lambda: _play_turn(g, 0, turn, complete=True)))
+    me = seats[0] if player not in g.players else player
+    return TurnCheck(violation is None, violation, g.table, g.hand(me), me in g.opened,
+                     g.finish if violation is None else None)
+
+
+def _turn_setup(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], opened: bool,
+                discard_top: Card | None, player: str | None, laid_before: bool,
+                round: int | None, players: Sequence[str] | None, down: Sequence[str],
+                calls_made: Mapping[str, int] | None) -> tuple[Game, str]:
+    """The stateless game of :func:`check_turn` and :func:`turn_game`, every argument
+    checked the one way (``round-required``/``invalid-round``, player ids,
+    ``unknown-player``, a contract hand's cap, the deck), and the player whose turn it
+    is (``player``, else the first seat, else ``"player"``)."""
     round = rules.check_round(round)  # round-required / invalid-round
     seats = player_ids(players, "players") if players else []
     down = [player_id(p, f"down.{i}") for i, p in enumerate(down)]
     calls_made = {player_id(p, f"calls_made.{p}"): n for p, n in (calls_made or {}).items()}
-    player = turn.player or (seats[0] if seats else "player")
+    player = player or (seats[0] if seats else "player")
     if not seats:
         seats = [player]
     for where, names in (("down", down), ("calls_made", calls_made)):
@@ -294,7 +317,6 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
                                   f"{where}.{name}")
     if round is not None and len(hand) + 1 > rules.hand_cap(round):
         raise HandTooLarge(rules, len(hand) + 1, "hand", rules.hand_cap(round))
-    turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
     decks, jokers = rules.deck_for(len(players) if players else None)
     check_deck([c for meld in table for c in meld.physical()] + list(hand)
                + ([discard_top] if discard_top else []), decks, jokers)
@@ -305,36 +327,51 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
              [seats[0]] if laid_before else [], round=round, calls_made=calls_made,
              discarded_by=seats[-1] if len(seats) > 1 and discard_top else None,
              deck=(decks, jokers))
-    v = g.verify_actor(player)
-    try:
-        violation = (Violation(v.code, v.params, {"turn": 0, "play": None}) if v is not None
-                     else _play_turn(g, 0, turn, complete=True))
-    except RecordError as exc:  # located in the body's one turn, not a record's turns.0
-        if not exc.field.startswith("turns.0."):
-            raise
-        raise RecordError(exc.code, str(exc), "turn." + exc.field[len("turns.0."):]) from None
-    me = seats[0] if player not in g.players else player
-    return TurnCheck(violation is None, violation, g.table, g.hand(me), me in g.opened,
-                     g.finish if violation is None else None)
+    return g, player
 
 
 def turn_game(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], opened: bool,
-              discard_top: Card | None, player: str = "player", laid_before: bool = False) -> Game:
-    """The one-player game :func:`check_turn` plays a turn on (the deck checked as it does):
-    also the start of ``/turns/options`` (:func:`play_turn_so_far`)."""
-    check_deck([c for meld in table for c in meld.physical()] + list(hand)
-               + ([discard_top] if discard_top else []), rules.decks, rules.jokers)
-    return Game(rules, [player], [hand], None, [discard_top] if discard_top else [],
-                table, [player] if opened else [], [player] if laid_before else [])
+              discard_top: Card | None, player: str | None = None, laid_before: bool = False,
+              *, round: int | None = None, players: Sequence[str] | None = None,
+              down: Sequence[str] = (), calls_made: Mapping[str, int] | None = None) -> Game:
+    """The game :func:`check_turn` plays a turn on, from the same arguments checked the
+    same way (``round``, ``players``, ``down``, ``calls_made`` for contract rule sets):
+    the start of ``/turns/options`` (:func:`play_turn_so_far`). ``player`` defaults to
+    the first of ``players``, else ``"player"``."""
+    return _turn_setup(rules, table, hand, opened, discard_top, player, laid_before, round,
+                       players, down, calls_made)[0]
 
 
 def play_turn_so_far(g: Game, turn: Turn) -> Violation | None:
     """Play a turn that may be unfinished (no draw yet, some plays, no discard) on ``g``:
     the first rule it breaks so far (with ``turn`` 0 and ``play``), as :func:`check_turn`
-    rules on the plays it has; a turn that has not drawn yet has broken nothing."""
+    rules on the plays it has; a turn that has not drawn yet has broken nothing but a
+    turn by another player than the one to move (``out-of-turn``) or a call the rules
+    refuse (contract rule sets: a call may stand before the draw)."""
+    v = g.verify_actor(turn.player) if turn.player else None
+    if v is not None:
+        return Violation(v.code, v.params, {"turn": 0, "play": None})
     if turn.draw is None and not turn.plays and turn.discard is None and turn.restock is None:
+        call = turn.call
+        if call is None:
+            return None
+        try:
+            _in_body_turn(lambda: g.call(call.player, call.granted, call.penalty))
+        except IllegalPlay as exc:
+            return Violation(exc.violation.code, exc.violation.params, {"turn": 0, "play": None})
         return None
-    return _play_turn(g, 0, turn, complete=False)
+    return _in_body_turn(lambda: _play_turn(g, 0, turn, complete=False))
+
+
+def _in_body_turn(fn: Callable[[], T]) -> T:
+    """Run ``fn`` on a request body's one turn: a :class:`.record.RecordError` it raises is
+    located in ``turn.…`` (the body's field), not a record's ``turns.0.…``."""
+    try:
+        return fn()
+    except RecordError as exc:
+        if not exc.field.startswith("turns.0."):
+            raise
+        raise RecordError(exc.code, str(exc), "turn." + exc.field[len("turns.0."):]) from None
 
 
 __all__ = ["Adjudication", "HandResult", "HandState", "TurnCheck", "adjudicate", "check_turn",

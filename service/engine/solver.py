@@ -87,7 +87,7 @@ from .melds import (
 from .rules import REPRESENTED, AceMode, FinalDiscardMode, RuleSet
 from .scoring import card_value
 
-__all__ = ["WORK_BUDGET", "Analysis", "HandTooLarge", "SearchTooLarge", "analyze"]
+__all__ = ["WORK_BUDGET", "Analysis", "HandTooLarge", "SearchTooLarge", "analyze", "best_lay"]
 
 WORK_BUDGET = 100_000
 """Units of search work one analysis may spend (see :class:`SearchTooLarge`)."""
@@ -655,12 +655,26 @@ def _may_hold(counts: Counter[int], threes: int, fours: int, rules: RuleSet) -> 
     return sets >= threes and runs >= fours
 
 
-def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> _Lay | None:
+def best_lay(cards: Sequence[Card], rules: RuleSet, round: int, budget: int = WORK_BUDGET, *,
+             most_cards: bool = False) -> tuple[tuple[Meld, ...] | None, int]:
+    """The melds of the lay meeting ``round``'s contract (SPEC §3.1) that leaves the
+    lowest deadwood (as ``/hands/analyze``), or with ``most_cards`` the one that melds
+    the most cards (then the most points: ``/turns/options``'s lay), None when no lay
+    meets the contract; and the work the search spent. :class:`SearchTooLarge` past
+    ``budget``."""
+    used = [0]
+    lay = _best_lay(sorted(cards, key=lambda c: c.index), rules, round, budget, most_cards, used)
+    return (None if lay is None else lay.melds), used[0]
+
+
+def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int,
+              most_cards: bool = False, used: list[int] | None = None) -> _Lay | None:
     """The lay meeting ``round``'s contract with the least (deadwood, -cards melded,
-    -points), and whether some lay melds every card or every card but one discardable
-    one; None when no lay meets it. The search is :func:`_analyze`'s (lowest card first,
-    one memo per remaining-cards vector) with the threes and fours still to lay, the
-    suits the fours have taken and the rank of the last three in the memo key."""
+    -points) (``most_cards``: the least (cards left, -points)), and whether some lay
+    melds every card or every card but one discardable one; None when no lay meets it.
+    The search is :func:`_analyze`'s (lowest card first, one memo per remaining-cards
+    vector) with the threes and fours still to lay, the suits the fours have taken and
+    the rank of the last three in the memo key."""
     threes, fours = rules.contract(round)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
@@ -682,8 +696,11 @@ def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> 
                                sets=threes > 0, runs=fours > 0)
     tries = _tries(found, unit, junit, m)
     left = budget - spent - len(found)
-    dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]
-    joker_cost = card_value(JOKER, rules) * _K_DEAD
+    if most_cards:  # every card left over costs the same: the fewest left, the most melded
+        dead_cost, joker_cost = [_K_DEAD] * m, _K_DEAD
+    else:
+        dead_cost = [card_value(card_at(t), rules) * _K_DEAD for t in types]
+        joker_cost = card_value(JOKER, rules) * _K_DEAD
     distinct = rules.contract_distinct
     joker_out = rules.joker_discard
     suit_bit = {s: 1 << i for i, s in enumerate(SUITS)}
@@ -760,6 +777,8 @@ def _best_lay(hand: Sequence[Card], rules: RuleSet, round: int, budget: int) -> 
         return res
 
     cost, whole, one, _ = solve(state0, threes, fours, 0, 0, len(hand))
+    if used is not None:
+        used[0] = budget - left
     if cost >= _INF:
         return None
     laid: list[Meld] = []

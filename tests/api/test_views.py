@@ -133,3 +133,22 @@ def test_a_view_without_steps(client) -> None:
     assert "cards" in hands[0] and all("cards" not in x for x in hands[1:])
     assert [x["count"] for x in hands] == [len(x["cards"]) for x in full["state"]["hands"]]
     assert "steps" not in seen
+
+
+def test_a_callers_penalty_cards_are_private(client) -> None:
+    """SPEC §3.1: a caller's penalty cards are private cards, hidden in other players' views
+    (the step's played call shows no penalty, as another player's stock draw shows no card)."""
+    from tests.api.test_contract_referee import RECORD
+
+    def call_of(query: str) -> dict:
+        r = _adjudicate(client, RECORD, f"steps=true&{query}")
+        assert r.status_code == 200, r.get_json()
+        return r.get_json()["steps"][1]["played"]["call"]
+
+    assert call_of("view=cy") == {"player": "cy", "granted": True, "penalty": ["As"]}
+    for query in ("view=ann", "view=bob", "spectator=true"):
+        assert call_of(query) == {"player": "cy", "granted": True}
+        r = _adjudicate(client, RECORD, f"steps=true&{query}", notation=True)
+        assert '"As"' not in json.dumps(r.get_json())
+    _check_view(client, RECORD, "ann")
+    _check_view(client, RECORD, None)

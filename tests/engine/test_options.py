@@ -29,6 +29,7 @@ from service.engine.options import (
     DiscardOption,
     DrawOption,
     apply_option,
+    callers,
     can_end,
     hint,
     legal_actions,
@@ -39,15 +40,19 @@ from service.engine.record import (
     DISCARD,
     STOCK,
     BuildPlay,
+    Call,
     Draw,
+    LayPlay,
     MeldPlay,
     ReleasePlay,
+    ShiftPlay,
     Turn,
     parse_record,
 )
 from service.engine.referee import _play_turn, check_turn, play_turn_so_far, turn_game
 from service.engine.rules import CATALOG, RuleSet, resolve
 from service.engine.selfplay import Bot
+from service.engine.solver import analyze
 
 NAMES = sorted(CATALOG)
 
@@ -56,19 +61,32 @@ NAMES = sorted(CATALOG)
 
 class State:
     """A stateless turn as /turns/check takes it: rules, table, hand, opened, laid_before,
-    discard_top, and the turn so far (``draw`` None: before the draw)."""
+    discard_top, and the turn so far (``draw`` None: before the draw); in a contract rule
+    set also ``round``, the seats from the player to move (``seats``), the other players
+    who are ``down``, ``calls_made`` and this turn's ``call`` so far (SPEC §5)."""
 
-    def __init__(self, rules: RuleSet, table, hand, opened, laid_before, top, draw, plays):
+    def __init__(self, rules: RuleSet, table, hand, opened, laid_before, top, draw, plays, *,
+                 round=None, seats=None, down=(), calls_made=None, call=None):
         self.rules, self.table, self.hand, self.opened = rules, table, hand, opened
         self.laid_before, self.top, self.draw, self.plays = laid_before, top, draw, tuple(plays)
+        self.round, self.seats, self.down = round, seats, tuple(down)
+        self.calls_made, self.call = dict(calls_made or {}), call
+        self.player = seats[0] if seats else "player"
 
-    def turn(self, *, draw=None, plays=(), discard=None) -> Turn:
+    @property
+    def context(self) -> dict:
+        """The contract keywords of turn_game / check_turn."""
+        return {"round": self.round, "players": self.seats, "down": self.down,
+                "calls_made": self.calls_made}
+
+    def turn(self, *, draw=None, plays=(), discard=None, call=None) -> Turn:
         d = draw if draw is not None else self.draw
-        return Turn("player", d, self.plays + tuple(plays), discard)
+        return Turn(self.player, d, self.plays + tuple(plays), discard, None,
+                    call if call is not None else self.call)
 
     def game(self) -> Game:
         return turn_game(self.rules, self.table, self.hand, self.opened, self.top,
-                         laid_before=self.laid_before)
+                         laid_before=self.laid_before, **self.context)
 
     def ruling(self, turn: Turn):
         """The referee's ruling on this turn so far (None: legal)."""
@@ -77,7 +95,8 @@ class State:
 
 def state_from_selfplay(name: str | dict, seed: int, cut: float, where: float) -> State | None:
     """A state cut from a self-play hand of ``name`` (a catalog name or a rule-set spec with
-    overrides)."""
+    overrides). In a contract rule set the cut may fall before a turn's call, after it
+    (before the draw), or among its plays."""
     rules = CATALOG[name] if isinstance(name, str) else resolve(name)
     seats = rules.players_min + seed % (rules.players_max - rules.players_min + 1)
     bot = Bot(rules, [f"p{i}" for i in range(seats)], seed=seed, ruleset=name)
@@ -86,27 +105,41 @@ def state_from_selfplay(name: str | dict, seed: int, cut: float, where: float) -
     if not turns:
         return None
     t = min(int(cut * len(turns)), len(turns) - 1)
-    g = Game(rules, record.players, record.deal, record.stock, record.discard)
+    g = Game(rules, record.players, record.deal, record.stock, record.discard,
+             round=record.round)
     for i, turn in enumerate(turns[:t]):
         assert _play_turn(g, i, turn, True) is None
     turn = turns[t]
     p = turn.player
     state = g.state
-    k = int(where * (len(turn.plays) + 2)) - 1  # -1: before the draw
+    extra = 1 if turn.call is not None else 0
+    # -2: before the turn's call, -1: before the draw, k >= 0: after the draw and k plays
+    k = int(where * (len(turn.plays) + 2 + extra)) - 1 - extra
+    order = [*record.players[record.players.index(p):], *record.players[:record.players.index(p)]]
+    call = None
+    probe = g.copy()
+    if turn.call is not None and k >= -1:
+        if t == 0 and turn.call.player == order[-1]:
+            return None  # the deal's pile card: statelessly the last seat discarded it
+        op = probe.call(turn.call.player, turn.call.granted, turn.call.penalty)
+        call = Call(turn.call.player, turn.call.granted, op.penalty if turn.call.granted else None)
     draw = None
     if k >= 0 and turn.draw is not None:
         # the stateless game has no stock: a stock draw names its card (the true one)
         card = turn.draw.card
         if card is None:
-            probe = g.copy()
             probe.draw(turn.draw.source, None, turn.restock)
             card = probe.operations[-1].card  # type: ignore[attr-defined]
         if turn.restock is not None or (turn.draw.source == DISCARD and g.discard_top is None):
             return None  # a restock has no stateless form
         draw = Draw(turn.draw.source, card)
     plays = turn.plays[:max(0, k)] if draw is not None else ()
+    if record.round is None:
+        return State(rules, g.table, g.hand(p), p in g.opened, p in state.laid, g.discard_top,
+                     draw, plays)
     return State(rules, g.table, g.hand(p), p in g.opened, p in state.laid, g.discard_top, draw,
-                 plays)
+                 plays, round=record.round, seats=order,
+                 down=[q for q in g.opened if q != p], calls_made=dict(g.calls_made), call=call)
 
 
 # -- the two directions -----------------------------------------------------------------------
@@ -145,7 +178,8 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
         elif isinstance(o, DiscardOption):
             turn = s.turn(discard=o.card)
             assert s.ruling(turn) is None, o
-            checked = check_turn(s.rules, s.table, s.hand, s.opened, s.top, turn, s.laid_before)
+            checked = check_turn(s.rules, s.table, s.hand, s.opened, s.top, turn, s.laid_before,
+                                 **s.context)
             assert checked.legal, (o, checked.violation)
         else:
             assert s.ruling(s.turn(plays=[o])) is None, (option_to_data(o), s.ruling(s.turn(plays=[o])))
@@ -157,10 +191,20 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
                 continue
             ok = s.ruling(s.turn(draw=Draw(source, card))) is None
             assert ok == (DrawOption(source) in options), source
+        if s.round is not None:  # SPEC §3.1: the callers, both ways
+            listed = callers(game)
+            assert len(set(listed)) == len(listed)
+            for q in game.players:
+                ok = s.call is None and any(
+                    s.ruling(s.turn(call=Call(q, granted, _penalty(game) if granted else None)))
+                    is None for granted in (True, False))
+                assert ok == (q in listed), (q, listed)
+        else:
+            assert callers(game) == []
         return {"options": len(options)}
 
     # every single play of the listed kinds not listed is refused
-    hand = Counter(game.hand("player"))
+    hand = Counter(game.hand(s.player))
     cards = sorted(hand)
     listed_builds: dict[tuple[int, str], set[tuple]] = {}
     for o in options:
@@ -197,6 +241,37 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
                 assert laid in listed or any(
                     k < n and freed[k] >= released for k in freed), (
                     "an accepted release is not listed", idx, [str(c) for c in laid])
+        # shifts (SPEC §3.1): every accepted one gives a run a listed one gives
+        listed_shifts = set()
+        for o in options:
+            if isinstance(o, ShiftPlay) and o.meld == idx:
+                trial = game.copy()
+                apply_option(trial, o)
+                listed_shifts.add(_key(trial.table[idx].cards) if trial.phase is not Phase.OVER
+                                  else "out")
+        for c in cards:
+            for end in (None, "low", "high"):
+                play4 = ShiftPlay(idx, c, end)
+                if s.ruling(s.turn(plays=[play4])) is not None:
+                    continue
+                trial = game.copy()
+                apply_option(trial, play4)
+                got = _key(trial.table[idx].cards) if trial.phase is not Phase.OVER else "out"
+                assert got in listed_shifts, ("an accepted shift is not listed", idx, str(c), end)
+    # the lay (SPEC §5: one, with the most cards; "a lay aside" of the refusal direction)
+    lays = [o for o in options if isinstance(o, LayPlay)]
+    assert len(lays) <= 1
+    if s.round is not None and s.player not in game.opened:
+        best = analyze(game.hand(s.player), s.rules, False, round=s.round)
+        if s.rules.final_discard.value == "optional":
+            assert bool(lays) == best.can_open, (best, lays)
+        if lays:
+            assert sum(len(x.cards) for x in lays[0].melds) >= best.melded_count
+    else:
+        assert not lays
+    if s.round is not None and (s.player not in game.opened
+                                or not s.rules.melds_after_contract):
+        assert not any(isinstance(o, MeldPlay) for o in options)  # contract-not-met / -extra-meld
     # discards
     for c in [*cards, Card.parse("2c")]:
         ok = s.ruling(s.turn(discard=c)) is None
@@ -221,6 +296,12 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
         laid = trial.table[len(game.table)]
         assert _key(laid.cards) in listed_melds, ("an accepted meld is not listed", str(laid))
     return {"options": len(options)}
+
+
+def _penalty(game: Game):
+    """Penalty cards a granted call may name statelessly (the stock's unseen cards)."""
+    unseen = game.state.unseen or ()
+    return tuple(unseen[:game.rules.call_penalty_cards]) or None
 
 
 def _combos(pool, n, hand):
@@ -376,3 +457,121 @@ def test_ended_turn_has_no_options() -> None:
     game = s.game()
     assert play_turn_so_far(game, s.turn(discard=Card.parse("2s"))) is None
     assert turn_phase(game, 0) == "ended"
+
+
+# -- contract rule sets (SPEC §3.1): callers, the lay, shifts ----------------------------------
+
+JAMAICA = CATALOG["kalooki-jamaica"]
+SEATS = ["ann", "bob", "cy", "dee", "eve"]
+
+
+def _jopts(hand, *, round=1, table=(), opened=False, top="9s", draw=None, plays=(), call=None,
+           down=(), calls_made=None, rules=JAMAICA, seats=SEATS):
+    s = State(rules, list(table), _cards(hand), opened, False, Card.parse(top) if top else None,
+              draw, plays, round=round, seats=seats, down=down, calls_made=calls_made, call=call)
+    game = s.game()
+    assert play_turn_so_far(game, s.turn()) is None
+    return s, game, [option_to_data(o) for o in legal_actions(game)]
+
+
+def test_callers_are_the_players_who_may_call_now() -> None:
+    # §3.1: not the player to move, not the one who discarded (eve, the last seat), not a
+    # down player (cy), not one with no calls left (dee: call_max 3)
+    hand = "2c 3c 4c 5c 6c 8h 8s Td Jd"
+    _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3})
+    assert callers(game) == ["bob"]
+    assert opts == [{"draw": {"from": "stock"}}, {"draw": {"from": "discard"}}]
+    # after a granted call the player draws from the stock; after a refused one, the discard
+    granted = Call("bob", True, (Card.parse("Ah"),))
+    _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3}, call=granted)
+    assert callers(game) == [] and opts == [{"draw": {"from": "stock"}}]
+    _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3}, call=Call("bob", False))
+    assert callers(game) == [] and opts == [{"draw": {"from": "discard"}}]
+    # no discard pile, or no seats: nobody calls
+    _, game, _ = _jopts(hand, top=None)
+    assert callers(game) == []
+    _, game, _ = _jopts(hand, seats=None)
+    assert callers(game) == []
+
+
+def test_a_down_player_draws_no_discard_and_still_may_be_called() -> None:
+    # §3.1 discard_after_down false: the down player draws from the stock only; a call may
+    # still be granted (a refusal would make them take the discard: discard-after-down)
+    table = [m.table_meld(r.split(), JAMAICA) for r in ("7h 7s 7c", "9d 9d JK", "Kc Kh Ks")]
+    _, game, opts = _jopts("2c 3c", table=table, opened=True)
+    assert opts == [{"draw": {"from": "stock"}}]
+    assert callers(game) == ["bob", "cy", "dee"]
+    s, game, _ = _jopts("2c 3c", table=table, opened=True)
+    refused = play_turn_so_far(s.game(), s.turn(call=Call("bob", False)))
+    assert refused is not None and refused.code == "discard-after-down"
+
+
+def test_before_going_down_the_lay_is_the_only_play_but_a_discard() -> None:
+    # §3.1: no meld before going down (contract-not-met), no build (build-before-opening);
+    # §5: the lay that meets the contract with the most cards (not the lowest deadwood)
+    hand = "Kc Kd Kh Qc Qd Qh 2c 2d 2h 2s 2c Ac As"
+    table = [m.table_meld(["5h", "6h", "7h", "8h"], JAMAICA)]
+    _, game, opts = _jopts(hand, table=table, draw=Draw(STOCK, Card.parse("JK")))
+    lays = [o for o in opts if "lay" in o]
+    assert lays == [{"lay": [["2c", "2c", "2d", "2h", "2s"], ["Qc", "Qd", "Qh"],
+                             ["Kc", "Kd", "Kh", "JK=K"]]}]
+    assert not any("meld" in o or "build" in o or "shift" in o for o in opts)
+    assert {"discard": "JK"} not in opts and {"discard": "Ac"} in opts  # joker_discard false
+    # the analysis keeps the lowest deadwood instead: fewer cards
+    assert analyze(game.hand("ann"), JAMAICA, False, round=1).melded_count == 9
+    # a hand without the contract has no lay
+    _, _, opts = _jopts("Kc Kd Kh Qc Qd 2c 3d 4h 5s", draw=Draw(STOCK, Card.parse("9c")))
+    assert not any("lay" in o for o in opts)
+
+
+def test_a_lay_of_every_card_goes_out_or_gives_way() -> None:
+    # kalooki-jamaica final_discard optional: down-and-out by the lay is listed
+    hand = "7h 7s 7c 9d 9d JK Kc Kh Ks"
+    _, _, opts = _jopts(hand, draw=Draw(STOCK, Card.parse("Kd")))
+    assert {"lay": [["7c", "7h", "7s"], ["9d", "9d", "JK=9"], ["Kc", "Kd", "Kh", "Ks"]]} in opts
+    # final_discard required: every card laid would be final-discard-required, so the listed
+    # lay keeps one card back, and it is accepted
+    rules = resolve({"base": "kalooki-jamaica", "overrides": {"final_discard": "required"}})
+    s, _, opts = _jopts(hand, draw=Draw(STOCK, Card.parse("Kd")), rules=rules)
+    lays = [o for o in opts if "lay" in o]
+    assert len(lays) == 1 and sum(len(x) for x in lays[0]["lay"]) == 9
+    lay = LayPlay(tuple(MeldPlay(tuple(m.as_tokens(x))) for x in lays[0]["lay"]))
+    assert s.ruling(s.turn(plays=[lay])) is None
+
+
+def test_down_players_shift_and_build_but_meld_nothing() -> None:
+    # §3.1 joker_shift run_end: the natural takes the joker's place, the joker moves to an
+    # end (each end listed); melds_after_contract false: no meld of one's own
+    table = [m.table_meld(["5h", "JK", "7h", "8h"], JAMAICA),
+             m.table_meld(["Kc", "Kh", "Ks"], JAMAICA)]
+    _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, opened=True,
+                        draw=Draw(STOCK, Card.parse("Kd")))
+    assert {"shift": {"meld": 0, "card": "6h", "end": "low"}} in opts
+    assert {"shift": {"meld": 0, "card": "6h", "end": "high"}} in opts
+    assert {"build": {"meld": 1, "cards": ["Kd"]}} in opts
+    assert {"build": {"meld": 0, "cards": ["4h"]}} in opts
+    assert not any("meld" in o or "lay" in o for o in opts)  # 2c 2d 2s: contract-extra-meld
+    # not down: no shift (joker-not-shiftable), no build
+    _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, draw=Draw(STOCK, Card.parse("Kd")))
+    assert not any("shift" in o or "build" in o for o in opts)
+    # melds_after_contract true (an override): the down player's own melds are listed
+    rules = resolve({"base": "kalooki-jamaica", "overrides": {"melds_after_contract": True}})
+    _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, opened=True, rules=rules,
+                        draw=Draw(STOCK, Card.parse("Kd")))
+    assert {"meld": ["2c", "2d", "2s"]} in opts
+
+
+@pytest.mark.parametrize("spec", [
+    {"base": "kalooki-jamaica", "overrides": {"melds_after_contract": True}},
+    {"base": "kalooki-jamaica", "overrides": {"discard_after_down": True, "joker_discard": True,
+                                              "final_discard": "required"}},
+], ids=["melds_after_contract", "discard_after_down,joker_discard,final_discard"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), cut=st.floats(0, 1, exclude_max=True),
+       where=st.floats(0, 1, exclude_max=True))
+def test_both_ways_under_contract_overrides(spec: dict, seed: int, cut: float,
+                                            where: float) -> None:
+    s = state_from_selfplay(spec, seed, cut, where)
+    if s is None:
+        return
+    check_state(s, random.Random(seed))

@@ -513,8 +513,9 @@ export interface paths {
         put?: never;
         /**
          * Every legal next play of an unfinished turn (draws, melds, one-card builds, releases,
-         *     discards), ruled by the engine that rules /turns/check, and a hint: the best
-         *     arrangement of the cards held now.
+         *     discards; in a contract rule set the lay, shifts and `callers`, with `round`, `players`,
+         *     `down` and `calls_made` as /turns/check takes them), ruled by the engine that rules
+         *     /turns/check, and a hint: the best arrangement of the cards held now.
          */
         post: operations["listTurnOptions"];
         delete?: never;
@@ -890,6 +891,8 @@ export interface components {
             discard?: components["schemas"]["Card"][];
             /** @description in turn order, starting with the first to play */
             players: string[];
+            /** @description contract rule sets (required there, refused elsewhere): the deal, 1-based */
+            round?: number;
             /** @description optional: the undealt cards, top first */
             stock?: components["schemas"]["Card"][];
             turns?: components["schemas"]["Turn"][];
@@ -971,7 +974,7 @@ export interface components {
             valid: boolean;
             violations: components["schemas"]["Violation"][];
         };
-        /** @description One legal next play, in the hand record's own shape: a draw (without its card), a play (meld, one-card build, release), or a discard. */
+        /** @description One legal next play, in the hand record's own shape: a draw (without its card), a play (meld, one-card build, release; in a contract rule set the lay and shifts), or a discard. */
         Option: {
             draw: {
                 /** @enum {string} */
@@ -1011,6 +1014,15 @@ export interface components {
         } | {
             release: {
                 cards: components["schemas"]["Card"][];
+                meld: number;
+            };
+        } | {
+            lay: components["schemas"]["MeldInput"][];
+        } | {
+            shift: {
+                card: components["schemas"]["Card"];
+                /** @enum {string} */
+                end?: "low" | "high";
                 meld: number;
             };
         };
@@ -1483,6 +1495,13 @@ export interface components {
          *     }
          */
         Turn: {
+            /** @description contract rule sets (SPEC §3.1): before the draw, `player` asks for the discard pile's top card */
+            call?: {
+                granted: boolean;
+                /** @description the penalty cards from the stock (named when the record has no stock) */
+                penalty?: components["schemas"]["Card"][];
+                player: string;
+            };
             discard?: components["schemas"]["Card"];
             draw?: {
                 card?: components["schemas"]["Card"];
@@ -1623,6 +1642,8 @@ export interface components {
             };
         };
         TurnOptionsResponse: {
+            /** @description contract rule sets only (SPEC §3.1): the players who may call the discard pile's top card now, before this turn's draw ([] when none, or once the turn has its call or its draw) */
+            callers?: string[];
             /** @description the turn could end now without another play (a discard is listed, or the turn has ended); false in the draw phase */
             can_end: boolean;
             /** @description the best arrangement of the cards held now (null when the turn is not legal) */
@@ -1856,7 +1877,7 @@ export interface operations {
             query?: {
                 /** @description also answer `steps`: the state after the deal and after each turn (for viewers that step through the hand) */
                 steps?: boolean;
-                /** @description answer as this player sees the hand: their cards, and for everyone else only how many cards they hold (in `state` and every step); another player's stock draw shows no card. Not with `spectator`. */
+                /** @description answer as this player sees the hand: their cards, and for everyone else only how many cards they hold (in `state` and every step); another player's stock draw shows no card, nor another caller's `penalty` cards (contract rule sets). Not with `spectator`. */
                 view?: string;
                 /** @description answer as a spectator sees the hand: no hand's cards, counts only */
                 spectator?: boolean;

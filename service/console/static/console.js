@@ -260,6 +260,11 @@ function optionText(o) {
   if (o.draw) return o.draw.from === "stock" ? t("opt-draw-stock") : t("opt-draw-discard");
   if (o.discard) return `${t("opt-discard")} ${o.discard}`;
   if (o.meld) return `${t("opt-meld")} ${(Array.isArray(o.meld) ? o.meld : o.meld.cards).join(" ")}`;
+  if (o.lay) return `${t("opt-lay")} ${o.lay.map((m) => (Array.isArray(m) ? m : m.cards).join(" ")).join(" | ")}`;
+  if (o.shift) {
+    const end = o.shift.end === "low" ? t("opt-end-low") : t("opt-end-high");
+    return `${t("opt-shift", { meld: o.shift.meld, card: o.shift.card })} ${end}`;
+  }
   const body = o.build || o.release;
   const cards = body.cards.map((c) => (typeof c === "string" ? c
     : `${c.card} (${c.end === "low" ? t("opt-end-low") : t("opt-end-high")})`)).join(" ");
@@ -284,6 +289,14 @@ async function renderOptions(k) {
     ruleset, hand: hand.cards, opened: s.opened.includes(hand.id), discard_top: s.discard_top,
     table: s.table.map((m) => (m.closed ? { cards: m.cards, closed: true } : m.cards)),
   };
+  if (s.round !== undefined) { // a contract rule set: the seats from the player to move (SPEC §5)
+    const ids = s.hands.map((x) => x.id);
+    const at = ids.indexOf(hand.id);
+    Object.assign(base, {
+      round: s.round, players: [...ids.slice(at), ...ids.slice(0, at)],
+      down: s.down.filter((p) => p !== hand.id), calls_made: s.calls_made,
+    });
+  }
   const asks = [{ label: t("options-before-draw", { player: hand.id }), turn: {} }];
   if (drawn) asks.push({ label: t("options-after-draw", { player: hand.id, card: drawn.card }), turn: { draw: drawn } });
   const parts = [];
@@ -301,6 +314,11 @@ async function renderOptions(k) {
     if (options.length > 40) list.append(h("li", { className: "muted", text: t("options-more", { n: options.length - 40 }) }));
     if (!options.length) list.append(h("li", { className: "muted", text: t("options-none") }));
     parts.push(h("h4", { text: `${ask.label} · ${countOptions(options.length)}` }), list);
+    const callers = answer.ok && answer.data ? answer.data.callers : undefined;
+    if (callers !== undefined && answer.data.phase === "draw") {
+      parts.push(h("p", { className: "muted", text: callers.length
+        ? t("options-callers", { players: callers.join(", ") }) : t("options-no-callers") }));
+    }
   }
   box.replaceChildren(...parts);
   return null;
