@@ -13,16 +13,13 @@ import orjson
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
-from ..engine import options as opt
 from ..engine import record as rec
 from ..engine import referee as ref
+from ..engine import rulings
 from ..engine.cards import CardError
 from ..engine.errors import EngineError
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.rules import RuleSetError
-from ..engine.rulings import cards_at, table_entry_at
-from ..engine.rulings import rules_at as rules_of
-from ..engine.solver import WORK_BUDGET, HandTooLarge
 from ..i18n import N_
 from ..web.jsonio import json_response
 from ..web.parsing import Blueprint, Bool, Int, hot
@@ -35,7 +32,7 @@ from .common import (
     ruleset_field,
 )
 from .hands import PlayerScoreSchema
-from .problems import MALFORMED_JSON, Problem, engine_problem, error_problem
+from .problems import MALFORMED_JSON, Problem, engine_problem
 from .render import (
     render_adjudication,
     render_played,
@@ -353,6 +350,13 @@ def adjudicate() -> Response:
     return json_response(body)
 
 
+def _turn_request(args: dict[str, Any]) -> rulings.TurnRequest:
+    return rulings.TurnRequest(
+        args["ruleset"], args["table"], args["hand"], args["opened"], args["discard_top"],
+        args["turn"], args["laid_before"], round=args["round"], players=args["players"],
+        down=args["down"], calls_made=args["calls_made"])
+
+
 def _check_calls_made(args: dict[str, Any]) -> None:
     """``calls_made``'s counts (an untyped Dict keeps the fast loader)."""
     for name, count in args["calls_made"].items():
@@ -370,16 +374,8 @@ def _check_calls_made(args: dict[str, Any]) -> None:
 def check_turn(args: dict[str, Any]) -> Response:
     """Rule on one turn, statelessly: table, the player's hand before the draw, whether
     they have opened and the discard pile's top card."""
-    rules = rules_of(args["ruleset"])
-    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
-    hand = cards_at(args["hand"], "hand")
-    top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
-    turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
     _check_calls_made(args)
-    checked = _engine(lambda: ref.check_turn(
-        rules, table, hand, args["opened"], top, turn, args["laid_before"], round=args["round"],
-        players=args["players"], down=args["down"], calls_made=args["calls_made"]))
-    return json_response(render_turn_check(checked, rules))
+    return json_response(render_turn_check(rulings.check_turn(_turn_request(args))))
 
 
 # -- legal next plays (SPEC §5 "Legal next plays: POST /v1/turns/options") -------------------
@@ -429,29 +425,5 @@ def turn_options(args: dict[str, Any]) -> Response:
     discards; in a contract rule set the lay, shifts and `callers`, with `round`, `players`,
     `down` and `calls_made` as /turns/check takes them), ruled by the engine that rules
     /turns/check, and a hint: the best arrangement of the cards held now."""
-    rules = rules_of(args["ruleset"])
-    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(args["table"])]
-    hand = cards_at(args["hand"], "hand")
-    if not rules.is_contract and len(hand) > rules.hand_size + 1:  # contracts: as /turns/check
-        exc = HandTooLarge(rules, len(hand), "hand")
-        raise error_problem(exc, errors={"hand": [f"at most {exc.limit} cards"]})
-    top = cards_at([args["discard_top"]], "discard_top")[0] if args["discard_top"] else None
-    turn = _engine(lambda: rec.parse_turn(args["turn"], "turn"))
     _check_calls_made(args)
-    game = _engine(lambda: ref.turn_game(
-        rules, table, hand, args["opened"], top, turn.player or None, args["laid_before"],
-        round=args["round"], players=args["players"], down=args["down"],
-        calls_made=args["calls_made"]))
-    player = turn.player or game.players[0]
-    turn = rec.Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
-    violation = _engine(lambda: ref.play_turn_so_far(game, turn))
-    phase = opt.turn_phase(game, 0)
-    if violation is not None:
-        return json_response(render_turn_options(False, violation, phase, [], False, None, rules,
-                                                 [] if rules.is_contract else None))
-    ended = phase == "ended"
-    work = opt.Work(WORK_BUDGET)  # the listing and the hint share the solver's budget
-    options = [] if ended else opt.legal_actions(game, work)
-    return json_response(render_turn_options(
-        True, None, phase, options, opt.can_end(game, options, ended),
-        opt.hint(game, ended, work), rules, opt.callers(game) if rules.is_contract else None))
+    return json_response(render_turn_options(rulings.turn_options(_turn_request(args))))

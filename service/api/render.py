@@ -15,16 +15,18 @@ from flask import current_app
 
 from ..engine import melds as m
 from ..engine.cards import RANKS, Card
-from ..engine.options import Hint, Option, option_to_data
-from ..engine.referee import Adjudication, HandState, TurnCheck
+from ..engine.options import option_to_data
+from ..engine.referee import Adjudication, HandState
 from ..engine.rules import RuleSet
 from ..engine.rulings import (
     AnalysisAnswer,
     BuildAnswer,
     MeldAnswer,
     OpeningAnswer,
+    OptionsAnswer,
     ReleaseAnswer,
     Shown,
+    TurnAnswer,
     shown,
 )
 from ..engine.scoring import HandScore
@@ -197,29 +199,29 @@ def render_played(turn: dict[str, Any], shown: frozenset[str] | None) -> dict[st
     return out
 
 
-def render_turn_check(checked: TurnCheck, rules: RuleSet) -> dict[str, Any]:
+def render_turn_check(r: TurnAnswer) -> dict[str, Any]:
     """``POST /v1/turns/check``."""
+    checked = r.check
     return {"legal": checked.legal,
             "violations": render_violations([checked.violation] if checked.violation else []),
-            "table": render_table(checked.table, rules),
+            "table": [render_meld(x) for x in r.table],
             "hand": [str(c) for c in checked.hand], "opened": checked.opened,
             "finished": checked.finished, "finish": checked.finish}
 
 
-def render_turn_options(legal: bool, violation: Violation | None, phase: str,
-                        options: Sequence[Option], can_end: bool, hint: Hint | None,
-                        rules: RuleSet, callers: Sequence[str] | None = None) -> dict[str, Any]:
+def render_turn_options(r: OptionsAnswer) -> dict[str, Any]:
     """``POST /v1/turns/options``: every option in the hand record's own shape; ``callers``
-    (contract rule sets only, else None and left out) who may call the discard now."""
+    (contract rule sets only, else left out) who may call the discard now."""
     rendered_hint = None
-    if hint is not None:
-        a = hint.analysis
-        rendered_hint = {"melds": [render_meld(shown(x, rules)) for x in a.melds],
+    if r.hint is not None:
+        a = r.hint.analysis
+        rendered_hint = {"melds": [render_meld(x) for x in r.hint_melds],
                          "deadwood": [str(c) for c in a.deadwood],
-                         "deadwood_value": a.deadwood_value, "can_go_out": hint.can_go_out}
-    out = {"legal": legal, "violations": render_violations([violation] if violation else []),
-           "phase": phase, "options": [option_to_data(o) for o in options],
-           "can_end": can_end, "hint": rendered_hint}
-    if callers is not None:
-        out["callers"] = list(callers)
+                         "deadwood_value": a.deadwood_value, "can_go_out": r.hint.can_go_out}
+    out = {"legal": r.legal,
+           "violations": render_violations([r.violation] if r.violation else []),
+           "phase": r.phase, "options": [option_to_data(o) for o in r.options],
+           "can_end": r.can_end, "hint": rendered_hint}
+    if r.callers is not None:
+        out["callers"] = list(r.callers)
     return out

@@ -24,13 +24,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from . import contracts
+from . import contracts, referee
 from . import melds as m
+from . import options as opt
 from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
 from .errors import EngineError
+from .options import Hint, Option
+from .record import Turn, parse_turn
+from .referee import TurnCheck
 from .rules import RuleSet, RuleSetError, resolve
 from .scoring import HandScore, score_hand
-from .solver import Analysis, HandTooLarge
+from .solver import WORK_BUDGET, Analysis, HandTooLarge
 from .solver import analyze as solve
 from .violations import Violation
 
@@ -244,3 +248,101 @@ def analyze(ruleset: object, cards: Sequence[object], opened: bool = False,
     except HandTooLarge as exc:
         raise exc.at("cards") from None
     return AnalysisAnswer(tuple(shown(x, rules) for x in a.melds), a)
+
+
+# -- turns -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TurnAnswer:
+    """``POST /v1/turns/check``: the turn's ruling, the table after it (each meld shown)."""
+
+    check: TurnCheck
+    table: tuple[Shown, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsAnswer:
+    """``POST /v1/turns/options``: the turn so far ruled, then every legal next play, whether
+    the turn could end now, the hint (its melds shown) and, in a contract rule set, who may
+    call the discard now (``callers``; None elsewhere)."""
+
+    violation: Violation | None
+    phase: str
+    options: tuple[Option, ...]
+    can_end: bool
+    hint: Hint | None
+    hint_melds: tuple[Shown, ...]
+    callers: tuple[str, ...] | None
+
+    @property
+    def legal(self) -> bool:
+        return self.violation is None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """What ``/turns/check`` and ``/turns/options`` both take, as the client wrote it."""
+
+    ruleset: object
+    table: Sequence[object]
+    hand: Sequence[object]
+    opened: bool
+    discard_top: object | None
+    turn: Mapping[str, Any]
+    laid_before: bool = False
+    round: int | None = None
+    players: Sequence[str] | None = None
+    down: Sequence[str] = ()
+    calls_made: Mapping[str, int] | None = None
+
+
+def _read_turn(req: TurnRequest) -> tuple[RuleSet, list[m.Meld], list[Card], Card | None, Turn]:
+    rules = rules_at(req.ruleset)
+    table = [table_entry_at(x, rules, f"table.{i}") for i, x in enumerate(req.table)]
+    hand = cards_at(req.hand, "hand")
+    top = cards_at([req.discard_top], "discard_top")[0] if req.discard_top else None
+    try:
+        turn = parse_turn(req.turn, "turn")
+    except (CardError, RuleSetError) as exc:
+        raise exc.at("record") from None
+    return rules, table, hand, top, turn
+
+
+def check_turn(req: TurnRequest) -> TurnAnswer:
+    """Rule on one complete turn, statelessly (SPEC §5 ``/turns/check``)."""
+    rules, table, hand, top, turn = _read_turn(req)
+    try:
+        checked = referee.check_turn(rules, table, hand, req.opened, top, turn, req.laid_before,
+                                     round=req.round, players=req.players, down=req.down,
+                                     calls_made=req.calls_made)
+    except (CardError, RuleSetError) as exc:
+        raise exc.at("record") from None
+    return TurnAnswer(checked, tuple(shown(x, rules) for x in checked.table))
+
+
+def turn_options(req: TurnRequest) -> OptionsAnswer:
+    """Every legal next play of an unfinished turn (SPEC §5 "Legal next plays"), ruled by the
+    game that rules ``/turns/check``; the listing and the hint share the solver's budget."""
+    rules, table, hand, top, turn = _read_turn(req)
+    if not rules.is_contract and len(hand) > rules.hand_size + 1:  # contracts: as /turns/check
+        raise HandTooLarge(rules, len(hand), "hand")
+    try:
+        game = referee.turn_game(rules, table, hand, req.opened, top, turn.player or None,
+                                 req.laid_before, round=req.round, players=req.players,
+                                 down=req.down, calls_made=req.calls_made)
+        player = turn.player or game.players[0]
+        turn = Turn(player, turn.draw, turn.plays, turn.discard, turn.restock, turn.call)
+        violation = referee.play_turn_so_far(game, turn)
+    except (CardError, RuleSetError) as exc:
+        raise exc.at("record") from None
+    phase = opt.turn_phase(game, 0)
+    if violation is not None:
+        return OptionsAnswer(violation, phase, (), False, None, (),
+                             () if rules.is_contract else None)
+    ended = phase == "ended"
+    work = opt.Work(WORK_BUDGET)
+    options = [] if ended else opt.legal_actions(game, work)
+    hint = opt.hint(game, ended, work)
+    return OptionsAnswer(None, phase, tuple(options), opt.can_end(game, options, ended), hint,
+                         tuple(shown(x, rules) for x in hint.analysis.melds) if hint else (),
+                         tuple(opt.callers(game)) if rules.is_contract else None)
