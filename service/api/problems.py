@@ -21,6 +21,7 @@ from werkzeug.exceptions import HTTPException
 from ..engine.errors import EngineError
 from ..engine.match import EntryError
 from ..engine.melds import InvalidMeld
+from ..engine.rulings import UnknownView
 from ..engine.solver import HandTooLarge
 from ..i18n import N_, SOURCE, gettext, render, resolve
 from ..ledger.errors import LedgerError
@@ -239,6 +240,7 @@ UNAVAILABLE_DETAILS: Mapping[str, str] = {
 
 
 TABLE_MELD_ILLEGAL = N_("the table meld is not legal: {message}")
+UNKNOWN_VIEW = N_("{player} is not a player of this hand: a view is one of its players")
 
 
 def engine_problem(exc: EngineError, field: str | None = None) -> Problem:
@@ -249,6 +251,10 @@ def engine_problem(exc: EngineError, field: str | None = None) -> Problem:
         return Problem(exc.code, TABLE_MELD_ILLEGAL, params={"message": violation_text(v)},
                        errors={exc.field or "meld": [v.message()]},
                        violations=[violation_dict(v, language())])
+    if isinstance(exc, UnknownView):  # ?view= names no player of the record
+        return Problem(exc.code, UNKNOWN_VIEW, params=dict(exc.params),
+                       errors={"query.view": [f"{exc.params['player']!r} is not a player of "
+                                              "this hand"]})
     if isinstance(exc, HandTooLarge):  # its errors entry names the cap
         return error_problem(exc, field, errors={exc.field or "cards": [f"at most {exc.limit} cards"]})
     if isinstance(exc, EntryError):

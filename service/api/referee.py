@@ -13,8 +13,6 @@ import orjson
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
-from ..engine import record as rec
-from ..engine import referee as ref
 from ..engine import rulings
 from ..engine.cards import CardError
 from ..engine.errors import EngineError
@@ -35,8 +33,6 @@ from .hands import PlayerScoreSchema
 from .problems import MALFORMED_JSON, Problem, engine_problem
 from .render import (
     render_adjudication,
-    render_played,
-    render_state,
     render_turn_check,
     render_turn_options,
 )
@@ -304,21 +300,6 @@ def _view_asked() -> tuple[str | None, bool]:
     return view, spectator
 
 
-def _shown(record: rec.HandRecord, view: str | None, spectator: bool) -> frozenset[str] | None:
-    """Whose cards the answer shows: everyone's (None), the viewer's, or nobody's."""
-    if spectator:
-        return frozenset()
-    if view is None:
-        return None
-    if view not in record.players:
-        raise Problem("unknown-player", UNKNOWN_VIEW, params={"player": view},
-                      errors={"query.view": [f"{view!r} is not a player of this hand"]})
-    return frozenset((view,))
-
-
-UNKNOWN_VIEW = N_("{player} is not a player of this hand: a view is one of its players")
-
-
 @blp.route("/hands/adjudicate", methods=["POST"])
 @blp.doc(parameters=[STEPS_PARAMETER, *VIEW_PARAMETERS], requestBody={"required": True, "content": {
     "application/json": {"schema": HAND_RECORD_DOC},
@@ -334,20 +315,8 @@ def adjudicate() -> Response:
     view, spectator = _view_asked()
     lines: dict[str, int] | None = {} if request.mimetype == MEDIA_TYPE else None
     data = _with_line(lambda: _read_record_body(lines), lines)
-    record = _with_line(lambda: _engine(lambda: rec.parse_record(data)), lines)
-    shown = _shown(record, view, spectator)
-    if not steps:
-        return json_response(render_adjudication(_engine(lambda: ref.adjudicate(record)),
-                                                 record.rules, shown))
-    states: list[ref.HandState] = []
-    body = _with_line(lambda: _engine(lambda: render_adjudication(
-        ref.adjudicate(record, states), record.rules, shown)), lines)
-    played = rec.record_to_data(record)["turns"]
-    body["steps"] = [{"turn": k - 1 if k else None,
-                      "played": render_played(played[k - 1], shown) if k else None,
-                      "state": render_state(state, record.rules, shown)}
-                     for k, state in enumerate(states)]
-    return json_response(body)
+    answer = _with_line(lambda: rulings.adjudicate(data, steps, view, spectator), lines)
+    return json_response(render_adjudication(answer))
 
 
 def _turn_request(args: dict[str, Any]) -> rulings.TurnRequest:

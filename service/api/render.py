@@ -15,10 +15,9 @@ from flask import current_app
 
 from ..engine import melds as m
 from ..engine.cards import RANKS, Card
-from ..engine.options import option_to_data
-from ..engine.referee import Adjudication, HandState
-from ..engine.rules import RuleSet
+from ..engine.referee import HandState
 from ..engine.rulings import (
+    AdjudicationAnswer,
     AnalysisAnswer,
     BuildAnswer,
     MeldAnswer,
@@ -27,7 +26,6 @@ from ..engine.rulings import (
     ReleaseAnswer,
     Shown,
     TurnAnswer,
-    shown,
 )
 from ..engine.scoring import HandScore
 from ..engine.violations import Violation
@@ -46,11 +44,6 @@ def render_meld(s: Shown) -> dict[str, Any]:
     out["jokers"] = [{"index": i, "as": a} for i, a in meld.jokers()]
     out["closed"] = s.closed
     return out
-
-
-def render_table(melds: Sequence[m.Meld], rules: RuleSet) -> list[dict[str, Any]]:
-    """The melds on a table after a referee's replay, each shown under its rules."""
-    return [render_meld(shown(x, rules)) for x in melds]
 
 
 # app.extensions[ON_VIOLATIONS](violations) is told of every ruling that has some (metrics)
@@ -147,10 +140,11 @@ def render_hand(player: str, cards: Sequence[Card], shown: frozenset[str] | None
     return {"id": player, "cards": [str(c) for c in cards], "count": len(cards)}
 
 
-def render_state(state: HandState, rules: RuleSet,
+def render_state(state: HandState, table: Sequence[Shown],
                  shown: frozenset[str] | None = None) -> dict[str, Any]:
-    """A hand's state; ``shown``: the players whose cards the view shows (SPEC §5 "Views")."""
-    return {"table": render_table(state.table, rules),
+    """A hand's state (its ``table`` shown); ``shown``: the players whose cards the view
+    shows (SPEC §5 "Views")."""
+    return {"table": [render_meld(x) for x in table],
             "hands": [render_hand(p, cards, shown) for p, cards in state.hands],
             "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
             "discard_count": state.discard_count, "opened": list(state.opened),
@@ -160,10 +154,10 @@ def render_state(state: HandState, rules: RuleSet,
                 "calls_made": dict(state.calls_made)})}
 
 
-def render_adjudication(a: Adjudication, rules: RuleSet,
-                        shown: frozenset[str] | None = None) -> dict[str, Any]:
-    """``POST /v1/hands/adjudicate`` (``steps`` are :func:`render_state` each); ``shown``
-    as :func:`render_state`."""
+def render_adjudication(r: AdjudicationAnswer) -> dict[str, Any]:
+    """``POST /v1/hands/adjudicate``, with ``steps`` when asked (each a :func:`render_state`,
+    its turn as the view may see it)."""
+    a, shown = r.adjudication, r.shown
     result = None
     if a.result is not None:
         result = {"winner": a.result.winner, "finish": a.result.finish,
@@ -171,8 +165,13 @@ def render_adjudication(a: Adjudication, rules: RuleSet,
     violations = [a.violation] if a.violation else []
     if shown is not None:
         violations = [_hide_stock(v) for v in violations]
-    return {"legal": a.legal, "violations": render_violations(violations),
-            "result": result, "state": render_state(a.state, rules, shown)}
+    out = {"legal": a.legal, "violations": render_violations(violations),
+           "result": result, "state": render_state(a.state, r.table, shown)}
+    if r.steps is not None:
+        out["steps"] = [{"turn": s.turn,
+                         "played": None if s.played is None else render_played(dict(s.played), shown),
+                         "state": render_state(s.state, s.table, shown)} for s in r.steps]
+    return out
 
 
 def _hide_stock(v: Violation) -> Violation:
@@ -220,7 +219,7 @@ def render_turn_options(r: OptionsAnswer) -> dict[str, Any]:
                          "deadwood_value": a.deadwood_value, "can_go_out": r.hint.can_go_out}
     out = {"legal": r.legal,
            "violations": render_violations([r.violation] if r.violation else []),
-           "phase": r.phase, "options": [option_to_data(o) for o in r.options],
+           "phase": r.phase, "options": r.options_data,
            "can_end": r.can_end, "hint": rendered_hint}
     if r.callers is not None:
         out["callers"] = list(r.callers)

@@ -30,8 +30,8 @@ from . import options as opt
 from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
 from .errors import EngineError
 from .options import Hint, Option
-from .record import Turn, parse_turn
-from .referee import TurnCheck
+from .record import Turn, parse_record, parse_turn, record_to_data
+from .referee import Adjudication, HandState, TurnCheck
 from .rules import RuleSet, RuleSetError, resolve
 from .scoring import HandScore, score_hand
 from .solver import WORK_BUDGET, Analysis, HandTooLarge
@@ -278,6 +278,11 @@ class OptionsAnswer:
     def legal(self) -> bool:
         return self.violation is None
 
+    @property
+    def options_data(self) -> list[dict[str, Any]]:
+        """Each option in the hand record's own shape (SPEC §5)."""
+        return [opt.option_to_data(o) for o in self.options]
+
 
 @dataclass(frozen=True, slots=True)
 class TurnRequest:
@@ -346,3 +351,69 @@ def turn_options(req: TurnRequest) -> OptionsAnswer:
     return OptionsAnswer(None, phase, tuple(options), opt.can_end(game, options, ended), hint,
                          tuple(shown(x, rules) for x in hint.analysis.melds) if hint else (),
                          tuple(opt.callers(game)) if rules.is_contract else None)
+
+
+# -- whole hands -------------------------------------------------------------------------
+
+class UnknownView(EngineError):
+    """``?view=P`` names no player of the record (SPEC §5 "Views")."""
+
+    code = "unknown-player"
+
+    def __init__(self, view: str) -> None:
+        super().__init__(f"{view!r} is not a player of this hand", field="query.view",
+                         params={"player": view})
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of ``?steps=true``: the turn (None: the deal), that turn as recorded (its
+    JSON form), the state after it and its table shown."""
+
+    turn: int | None
+    played: Mapping[str, Any] | None
+    state: HandState
+    table: tuple[Shown, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AdjudicationAnswer:
+    """``POST /v1/hands/adjudicate``: the ruling, the state's table shown, the steps when
+    asked, and whose cards the answer shows (``shown``: None for the referee's view)."""
+
+    adjudication: Adjudication
+    table: tuple[Shown, ...]
+    steps: tuple[Step, ...] | None
+    shown: frozenset[str] | None
+
+
+def adjudicate(data: Mapping[str, Any], steps: bool = False, view: str | None = None,
+               spectator: bool = False) -> AdjudicationAnswer:
+    """Replay a recorded hand (its JSON form) and rule on it (SPEC §5); ``view`` /
+    ``spectator`` say whose cards the answer may show (SPEC §5 "Views")."""
+    try:
+        record = parse_record(data)
+    except (CardError, RuleSetError) as exc:
+        raise exc.at("record") from None
+    if spectator:
+        who: frozenset[str] | None = frozenset()
+    elif view is None:
+        who = None
+    elif view not in record.players:
+        raise UnknownView(view)
+    else:
+        who = frozenset((view,))
+    rules = record.rules
+    states: list[HandState] | None = [] if steps else None
+    try:
+        a = referee.adjudicate(record, states)
+    except (CardError, RuleSetError) as exc:
+        raise exc.at("record") from None
+    table = tuple(shown(x, rules) for x in a.state.table)
+    if states is None:
+        return AdjudicationAnswer(a, table, None, who)
+    played = record_to_data(record)["turns"]
+    return AdjudicationAnswer(a, table, tuple(
+        Step(k - 1 if k else None, played[k - 1] if k else None, state,
+             tuple(shown(x, rules) for x in state.table))
+        for k, state in enumerate(states)), who)
