@@ -84,28 +84,6 @@ _TURN = {"type": "object", "properties": {
     "discard": {"type": "string"},
     "restock": {**_CARDS, "description": "the new stock, top first, on the turn that draws "
                                          "from an empty stock"}}}
-HAND_RECORD_DOC = {
-    "type": "object", "required": ["ruleset", "players", "deal"],
-    "properties": {
-        "ruleset": {"oneOf": [{"type": "string"}, {"type": "object"}]},
-        "round": {"type": "integer", "minimum": 1, "description": (
-            "contract rule sets (required there, refused elsewhere): the deal, 1-based; it "
-            "picks the contract and the deal size")},
-        "players": {"type": "array", "items": {"type": "string"}},
-        "deal": {"type": "object", "additionalProperties": _CARDS},
-        "stock": {**_CARDS, "description": "optional: the undealt cards, top first"},
-        "discard": {**_CARDS, "description": "optional: the starting discard pile, top last"},
-        "turns": {"type": "array", "items": _TURN}},
-    "example": {
-        "ruleset": "kaluki-hunt", "players": ["ann", "bob"],
-        "deal": {"ann": ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s", "8h"],
-                 "bob": ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9d", "Td", "Jd", "Qd", "Ad",
-                         "Ac"]},
-        "turns": [{"player": "ann", "draw": {"from": "stock", "card": "Qc"},
-                   "plays": [{"meld": ["Kh", "Ks", "Kd"]}, {"meld": ["9c", "Tc", "Jc", "Qc"]},
-                             {"meld": ["2d", "3d", "4d"]}, {"meld": ["5s", "6s", "7s"]}],
-                   "discard": "8h"}]},
-}
 
 
 class ResultSchema(Schema):
@@ -302,7 +280,7 @@ def _view_asked() -> tuple[str | None, bool]:
 
 @blp.route("/hands/adjudicate", methods=["POST"])
 @blp.doc(parameters=[STEPS_PARAMETER, *VIEW_PARAMETERS], requestBody={"required": True, "content": {
-    "application/json": {"schema": HAND_RECORD_DOC},
+    "application/json": {"schema": {"$ref": "#/components/schemas/HandRecord"}},
     MEDIA_TYPE: {"schema": {"type": "string", "description": "the hand in text notation "
                                                              "(docs/notation.md)"}}}})
 @blp.response(200, AdjudicationSchema)

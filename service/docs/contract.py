@@ -596,7 +596,6 @@ def _fix_content_types(spec: dict[str, Any]) -> None:
                 "content": {"application/json": {"schema": ref("Readiness"), "example": {
                     "status": "unavailable", "reason": "Error 111 connecting to …. Connection refused."}}}}}
     adjudicate = paths["/v1/hands/adjudicate"]["post"]["requestBody"]["content"]
-    adjudicate["application/json"]["schema"] = ref("HandRecord")
     adjudicate[NOTATION_MEDIA_TYPE]["schema"] = {
         "type": "string", "description": "the hand in the text notation (docs/notation.md)"}
     schemas["AppendHand"]["properties"]["record"] = {

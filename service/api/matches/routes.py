@@ -152,41 +152,10 @@ def _appended(a: Appended) -> Response:
 
 # -- resources ------------------------------------------------------------------------------
 
-_PROBLEM_DOCS = {
-    304: "Not modified (If-None-Match).",
-    400: "Idempotency-Key missing or too long (`idempotency-key-required`).",
-    401: "No token (`token-required`); send `Authorization: Bearer <token>`.",
-    403: "Wrong token (`token-invalid`).",
-    404: "No such match (`match-not-found`): it may have expired; import its export.",
-    409: "Refused by the match's state: `match-finished`, `buy-ins-not-allowed`, "
-         "`player-not-eliminated`, `buy-ins-closed`, `buy-ins-exhausted`, `match-full` "
-         "(LEDGER_MAX_HANDS entries), "
-         "`match-exists` (an import into a live id).",
-    412: "Stale If-Match (`precondition-failed`).",
-    413: "The entry would exceed LEDGER_MAX_ENTRY_BYTES (`entry-too-large`), or the body "
-         "the endpoint's limit (`payload-too-large`).",
-    422: "Invalid body, an illegal record (`illegal-record`, with violations), a record that "
-         "does not end the hand (`hand-not-finished`), a key reused with another body "
-         "(`idempotency-key-reused`), an export not signed by this service "
-         "(`signature-invalid`), a broken chain (`chain-broken`), a re-score that differs "
-         "(`rescore-mismatch`).",
-    503: "Redis unreachable (`ledger-unavailable`), with Retry-After; nothing was written.",
-}
-
-
-def _problems(*statuses: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        for status in statuses:
-            fn = blp.alt_response(status, description=_PROBLEM_DOCS[status])(fn)
-        return fn
-    return wrap
-
-
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
 @blp.response(201, CreatedSchema, headers={"Location": {"schema": {"type": "string"}},
                                            "ETag": {"schema": {"type": "string"}}})
-@_problems(422, 503)
 def create(args: dict[str, Any]) -> Response:
     """Start a match: its id, its write token (shown only once) and the match."""
     overrides = {k: v for k, v in args.items()
@@ -201,7 +170,7 @@ def create(args: dict[str, Any]) -> Response:
 
 @blp.route("/<match_id>", methods=["GET"])
 @blp.response(200, MatchSchema, headers={"ETag": {"schema": {"type": "string"}}})
-@_problems(304, 404, 503)
+@blp.alt_response(304, description="Not modified (If-None-Match).")
 def get(match_id: str) -> Response:
     """The match: standings, status, winner, version and head of the chain."""
     _check_id(match_id)
@@ -216,7 +185,6 @@ def get(match_id: str) -> Response:
 @blp.response(204)
 @blp.doc(parameters=[
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}}])
-@_problems(401, 403, 404, 412, 503)
 def delete(match_id: str) -> Response:
     """Delete the match (needs its token)."""
     _check_id(match_id)
@@ -233,7 +201,6 @@ def delete(match_id: str) -> Response:
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
     {"in": "header", "name": "Authorization", "required": True,
      "schema": {"type": "string", "example": "Bearer <token>"}}])
-@_problems(400, 401, 403, 404, 409, 412, 413, 422, 503)
 def append_hand(args: dict[str, Any], match_id: str) -> Response:
     """Append a scored hand (a score body or a hand record) and answer the new standings."""
     _check_id(match_id)
@@ -252,7 +219,6 @@ def append_hand(args: dict[str, Any], match_id: str) -> Response:
 @blp.doc(parameters=[
     {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"}},
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}}])
-@_problems(401, 403, 404, 409, 412, 422, 503)
 def buy_in(args: dict[str, Any], match_id: str) -> Response:
     """An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional)."""
     _check_id(match_id)
@@ -265,7 +231,6 @@ def buy_in(args: dict[str, Any], match_id: str) -> Response:
 @blp.route("/<match_id>/hands", methods=["GET"])
 @blp.arguments(PageArgs(), location="query")
 @blp.response(200, PageSchema)
-@_problems(404, 422, 503)
 def list_hands(args: dict[str, Any], match_id: str) -> Response:
     """The ledger's entries in order, ``limit`` at a time; follow ``next_cursor``."""
     _check_id(match_id)
@@ -288,7 +253,6 @@ def list_hands(args: dict[str, Any], match_id: str) -> Response:
 
 @blp.route("/<match_id>/hands/<int:seq>", methods=["GET"])
 @blp.response(200, EntrySchema)
-@_problems(404, 503)
 def get_entry(match_id: str, seq: int) -> Response:
     """One ledger entry by its sequence number; a corrected hand also shows
     ``corrected_by``, the seq of its latest correction (not part of the hashed entry)."""
@@ -308,7 +272,6 @@ def get_entry(match_id: str, seq: int) -> Response:
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
     {"in": "header", "name": "Authorization", "required": True,
      "schema": {"type": "string", "example": "Bearer <token>"}}])
-@_problems(400, 401, 403, 404, 409, 412, 413, 422, 503)
 def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
     """Correct hand ``seq`` (SPEC §7.1): the hand as it should have been (``score`` or
     ``record``) or ``void``, with a ``reason``. One more entry in the chain; the
@@ -327,7 +290,6 @@ def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
 @blp.route("/<match_id>/sheet", methods=["GET"])
 @blp.response(200, SheetSchema, description="The sheet: JSON, or RFC 4180 CSV with "
               "`Accept: text/csv`.")
-@_problems(404, 503)
 def get_sheet(match_id: str) -> Response:
     """The match as a score sheet: a row per hand as it counts (corrected values; voided
     hands left out), totals, display names. JSON, or RFC 4180 CSV with ``Accept: text/csv``
@@ -347,7 +309,6 @@ def get_sheet(match_id: str) -> Response:
 
 @blp.route("/<match_id>/settlement", methods=["GET"])
 @blp.response(200, SettlementSchema)
-@_problems(404, 409, 503)
 def get_settlement(match_id: str) -> Response:
     """Who owes whom under the match's stakes (SPEC §7.1): balances summing to zero and
     the fewest transfers that settle them; ``final`` false while the match is in progress
@@ -400,7 +361,6 @@ def _resume_after() -> int:
      "description": "resume after this seq"}])
 @blp.response(200, description="The match's entries as they happen: Server-Sent Events, or "
               "NDJSON with `Accept: application/x-ndjson`.", content_type="text/event-stream")
-@_problems(404, 422, 503)
 def events(match_id: str) -> Response:
     """Live events (SPEC §7.1): every entry so far (or after ``Last-Event-ID``/``?after``),
     then each new one as it is written on any instance: ``id`` the entry's seq, ``event``
@@ -424,7 +384,6 @@ def events(match_id: str) -> Response:
 @blp.response(200, ExportSchema)
 @blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
                       "schema": {"type": "string", "example": "Bearer <token>"}}])
-@_problems(401, 403, 404, 503)
 def export(match_id: str) -> Response:
     """The whole ledger, signed by the service (needs the token): keep it, and
     ``POST /v1/matches/import`` restores the match with its answered Idempotency-Keys."""
@@ -457,7 +416,6 @@ def _check_entries(entries: list[Any]) -> None:
 @blp.response(201, MatchSchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
                       "schema": {"type": "string", "example": "Bearer <token>"}}])
-@_problems(401, 403, 409, 413, 422, 503)
 def import_match(args: dict[str, Any]) -> Response:
     """Restore a match from its export: check its signature, verify the chain, re-score
     every hand, store it with its answered Idempotency-Keys.
