@@ -7,6 +7,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from ..engine.melds import MeldKind
 from ..engine.rulings import MAX_CARDS
 from ..web.parsing import Bool, FastField, Int
 
@@ -80,7 +81,7 @@ class JokerSchema(Schema):
 
 
 class MeldSchema(Schema):
-    kind = fields.String(required=True, metadata={"enum": ["set", "run"]})
+    kind = fields.String(required=True, metadata={"enum": list(MeldKind)})
     cards = fields.List(fields.String(metadata={"x-ref": "MeldCard"}), required=True,
                         metadata={"example": ["Jd", "JK=Qd", "Kd"]})
     rank = fields.String(metadata={"description": "sets only"})

@@ -8,6 +8,8 @@ from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..engine import rulings
+from ..engine.melds import MeldKind
+from ..engine.record import RUN_ENDS
 from ..engine.rulings import MAX_CARDS
 from ..web.jsonio import json_response
 from ..web.parsing import Blueprint, Bool, FastField, Int
@@ -23,7 +25,7 @@ from .render import render_build, render_meld_ruling, render_opening
 blp = Blueprint("melds", __name__, url_prefix="/v1/melds",
                 description="Rule on melds: one meld, an opening, a build.")
 
-KIND = fields.String(validate=validate.OneOf(["set", "run"]), load_default=None,
+KIND = fields.String(validate=validate.OneOf(list(MeldKind)), load_default=None,
                      metadata={"description": "read the cards as this kind only"})
 
 
@@ -98,7 +100,7 @@ class BuildCard(FastField):
         if isinstance(value, str):
             return {"card": value, "end": None}
         if isinstance(value, dict) and set(value) <= {"card", "end"} and isinstance(
-                value.get("card"), str) and value.get("end") in (None, "low", "high"):
+                value.get("card"), str) and value.get("end") in (None, *RUN_ENDS):
             return {"card": value["card"], "end": value.get("end")}
         raise ValidationError("a card, or {\"card\": \"5h\", \"end\": \"low\"|\"high\"}")
 

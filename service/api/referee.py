@@ -16,7 +16,9 @@ from marshmallow import Schema, fields, validate
 from ..engine import rulings
 from ..engine.cards import CardError
 from ..engine.errors import EngineError
+from ..engine.melds import MeldKind
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
+from ..engine.record import RUN_ENDS, DrawSource
 from ..engine.rules import RuleSetError
 from ..i18n import N_
 from ..web.jsonio import json_response
@@ -50,24 +52,24 @@ _CARDS = {"type": "array", "items": {"type": "string"}}
 _PLAY = {"oneOf": [
     {"type": "object", "required": ["meld"], "properties": {"meld": {"oneOf": [
         _CARDS, {"type": "object", "properties": {
-            "cards": _CARDS, "kind": {"type": "string", "enum": ["set", "run"]}}}]}}},
+            "cards": _CARDS, "kind": {"type": "string", "enum": list(MeldKind)}}}]}}},
     {"type": "object", "required": ["build"], "properties": {"build": {
         "type": "object", "properties": {"meld": {"type": "integer"}, "cards": {
             "type": "array", "items": {"oneOf": [{"type": "string"}, {
                 "type": "object", "properties": {"card": {"type": "string"},
                                                  "end": {"type": "string",
-                                                         "enum": ["low", "high"]}}}]}}}}}},
+                                                         "enum": list(RUN_ENDS)}}}]}}}}}},
     {"type": "object", "required": ["release"], "properties": {"release": {
         "type": "object", "properties": {"meld": {"type": "integer"}, "cards": _CARDS}}}},
     {"type": "object", "required": ["lay"], "description": "contract rule sets: going down, the "
      "round's contract as one play (SPEC §3.1)", "properties": {"lay": {
          "type": "array", "items": {"oneOf": [_CARDS, {"type": "object", "properties": {
-             "cards": _CARDS, "kind": {"type": "string", "enum": ["set", "run"]}}}]}}}},
+             "cards": _CARDS, "kind": {"type": "string", "enum": list(MeldKind)}}}]}}}},
     {"type": "object", "required": ["shift"], "description": "joker_shift run_end: the card "
      "takes the place of the run's joker that stands for it; the joker moves to an end",
      "properties": {"shift": {"type": "object", "properties": {
          "meld": {"type": "integer"}, "card": {"type": "string"},
-         "end": {"type": "string", "enum": ["low", "high"]}}}}},
+         "end": {"type": "string", "enum": list(RUN_ENDS)}}}}},
 ]}
 _CALL = {"type": "object", "required": ["player", "granted"], "description": (
     "contract rule sets: at the start of the turn, player asks for the discard pile's top card "
@@ -79,7 +81,7 @@ _TURN = {"type": "object", "properties": {
     "player": {"type": "string"},
     "call": _CALL,
     "draw": {"type": "object", "properties": {
-        "from": {"type": "string", "enum": ["stock", "discard"]}, "card": {"type": "string"}}},
+        "from": {"type": "string", "enum": list(DrawSource)}, "card": {"type": "string"}}},
     "plays": {"type": "array", "items": _PLAY},
     "discard": {"type": "string"},
     "restock": {**_CARDS, "description": "the new stock, top first, on the turn that draws "

@@ -21,7 +21,9 @@ from typing import Any
 
 from ..api.matches.routes import EVENTS_EXAMPLE
 from ..api.problems import PROBLEM_MEDIA_TYPE, TITLES
+from ..engine.melds import MeldKind
 from ..engine.notation import MEDIA_TYPE
+from ..engine.record import RUN_ENDS, DrawSource
 from ..engine.rules import MAX_CONTRACT_MELDS, MAX_CONTRACTS, MAX_DECK_ROWS, PARAMS, PARAMS_BY_NAME
 from .examples import EXAMPLES, PROBLEM_PATH
 
@@ -111,13 +113,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "oneOf": [ref("MeldCard"),
                   {"type": "object", "required": ["card"], "additionalProperties": False,
                    "properties": {"card": ref("MeldCard"),
-                                  "end": {"type": "string", "enum": ["low", "high"]}}}]},
+                                  "end": {"type": "string", "enum": list(RUN_ENDS)}}}]},
     "MeldInput": {
         "description": "A meld as sent: its cards, or `{cards, kind}` to pin the reading.",
         "oneOf": [_MELD_CARDS,
                   {"type": "object", "required": ["cards"], "additionalProperties": False,
                    "properties": {"cards": _MELD_CARDS,
-                                  "kind": {"type": "string", "enum": ["set", "run"]}}}]},
+                                  "kind": {"type": "string", "enum": list(MeldKind)}}}]},
     "Play": {
         "description": "One play of a turn: lay a new meld, build on a table meld (numbered "
                        "from 0 in the order laid), or release a joker from one.",
@@ -143,7 +145,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                       "properties": {
                                           "meld": {"type": "integer", "minimum": 0},
                                           "card": ref("Card"),
-                                          "end": {"type": "string", "enum": ["low", "high"]}}}}}]},
+                                          "end": {"type": "string", "enum": list(RUN_ENDS)}}}}}]},
     "TableMeld": {
         "description": "A meld on the table: its cards, or `{cards, closed: true}` when its "
                        "history closed it (no joker can ever be released from it).",
@@ -159,7 +161,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
              "properties": {"draw": {"type": "object", "required": ["from"],
                                      "additionalProperties": False, "properties": {
                                          "from": {"type": "string",
-                                                  "enum": ["stock", "discard"]}}}}},
+                                                  "enum": list(DrawSource)}}}}},
             ref("Play"),
             {"type": "object", "title": "discard", "required": ["discard"],
              "additionalProperties": False, "properties": {"discard": ref("Card")}}]},
@@ -175,7 +177,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "penalty": {**_CARDS, "description": "the penalty cards from the stock "
                                                          "(named when the record has no stock)"}}},
             "draw": {"type": "object", "required": ["from"], "properties": {
-                "from": {"type": "string", "enum": ["stock", "discard"]}, "card": ref("Card")}},
+                "from": {"type": "string", "enum": list(DrawSource)}, "card": ref("Card")}},
             "plays": {"type": "array", "items": ref("Play")},
             "discard": ref("Card"),
             "restock": {**_CARDS, "description": "the new stock, top first, on the turn that "

@@ -84,6 +84,7 @@ from .cards import JOKER, Card, MeldCard, card_at, full_deck
 from .errors import EngineError
 from .record import DISCARD, STOCK, RecordError
 from .rules import FinalDiscardMode, JokerShiftMode, PickupMode, ReleasedJokerMode, RuleSet
+from .scoring import Finish
 from .shift import not_shiftable
 from .shift import shift as shift_joker
 from .violations import Violation
@@ -211,7 +212,7 @@ class Opening(Operation):
 
 @dataclass(frozen=True, slots=True)
 class GoingOut(Operation):
-    finish: str  # "out" | "special"
+    finish: Finish
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +235,7 @@ class GameState:
     opened: tuple[str, ...]
     laid: tuple[str, ...]  # players who laid cards on the table in an earlier turn
     winner: str | None
-    finish: str | None
+    finish: Finish | None
     taken: Card | None  # the card taken from the discard pile this turn
     opening_points: int
     jokers_pending: int
@@ -325,7 +326,7 @@ class Game:
                       *(c for meld in self._table for c in meld.physical())]:
                 self._stock_pool.take(c)
         self._winner: str | None = None
-        self._finish: str | None = None
+        self._finish: Finish | None = None
         self._turn = 0
         self.operations: list[Operation] = []
         """Every action done, in order: :meth:`replay` takes them."""
@@ -499,7 +500,7 @@ class Game:
         return self._called
 
     @property
-    def finish(self) -> str | None:
+    def finish(self) -> Finish | None:
         """How the winner went out: ``out`` or ``special``."""
         return self._finish
 
@@ -1169,7 +1170,7 @@ class Game:
     def _end_hand(self) -> None:
         p = self._actor
         self._winner = p
-        self._finish = "special" if self._fresh and p in self._melded else "out"
+        self._finish = Finish.SPECIAL if self._fresh and p in self._melded else Finish.OUT
         self._phase = _OVER
 
     def verify_discard(self, card: Card) -> Violation | None:

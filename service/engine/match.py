@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from . import referee, rulings
@@ -49,8 +50,15 @@ from .rules import InvalidParameter, InvalidRound, MatchEnd, MatchEndMode, RuleS
 from .scoring import HandScore, check_seats
 from .violations import Violation
 
-IN_PROGRESS = "in_progress"
-FINISHED = "finished"
+
+class MatchStatus(StrEnum):
+    """A match is in progress until its match-end rule finishes it (SPEC §7)."""
+
+    IN_PROGRESS = "in_progress"
+    FINISHED = "finished"
+
+
+IN_PROGRESS, FINISHED = MatchStatus.IN_PROGRESS, MatchStatus.FINISHED
 
 
 class MatchError(EngineError):

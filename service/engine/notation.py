@@ -30,7 +30,7 @@ import json
 import re
 from typing import Any
 
-from .record import HandRecord, RecordError, parse_record, record_to_data
+from .record import RUN_ENDS, HandRecord, RecordError, parse_record, record_to_data
 
 MEDIA_TYPE = "text/vnd.kaluki.hand"
 MAX_RULESET_CHARS = 4096
@@ -99,7 +99,7 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
             turn["plays"].append({"lay": [_meld(n, part.split()) for part in parts]})
         elif word == "shift":
             if not 2 <= len(args) <= 3 or not _NUMBER.fullmatch(args[0]) or (
-                    len(args) == 3 and args[2] not in ("low", "high")):
+                    len(args) == 3 and args[2] not in RUN_ENDS):
                 raise _err(n, "write 'shift MELD-NUMBER CARD [low|high]'")
             shift: dict[str, Any] = {"meld": int(args[0]), "card": args[1]}
             if len(args) == 3:
@@ -122,7 +122,7 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
             cards: list[Any] = []
             for a in args[1:]:
                 end, sep, card = a.partition(":")
-                if sep and word == "build" and end in ("low", "high"):
+                if sep and word == "build" and end in RUN_ENDS:
                     cards.append({"card": card, "end": end})
                 else:
                     cards.append(a)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from . import melds as m
@@ -47,7 +48,22 @@ class RecordError(EngineError):
 
 # -- the record ------------------------------------------------------------------------
 
-STOCK, DISCARD = "stock", "discard"
+class DrawSource(StrEnum):
+    """Where a draw comes from (SPEC §5 hand record)."""
+
+    STOCK = "stock"
+    DISCARD = "discard"
+
+
+class RunEnd(StrEnum):
+    """Which end of a run a built card (or a shifted joker) goes to (SPEC §5)."""
+
+    LOW = "low"
+    HIGH = "high"
+
+
+STOCK, DISCARD = DrawSource.STOCK, DrawSource.DISCARD
+RUN_ENDS = tuple(RunEnd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +234,7 @@ def _parse_play(p: Any, where: str) -> Play:
         idx = _index(_req(body, "meld", f"{where}.shift"), f"{where}.shift.meld")
         card = _card(_req(body, "card", f"{where}.shift"), f"{where}.shift.card")
         end = body.get("end")
-        if end not in (None, "low", "high"):
+        if end not in (None, *RUN_ENDS):
             raise RecordError("invalid-record", "end is \"low\" or \"high\"", f"{where}.shift.end")
         return ShiftPlay(idx, card, end)
     if verb == "build":
@@ -230,7 +246,7 @@ def _parse_play(p: Any, where: str) -> Play:
             if isinstance(c, Mapping):
                 c2 = _obj(c, f"{where}.build.cards.{i}", {"card", "end"})
                 end = c2.get("end")
-                if end not in (None, "low", "high"):
+                if end not in (None, *RUN_ENDS):
                     raise RecordError("invalid-record", "end is \"low\" or \"high\"",
                                       f"{where}.build.cards.{i}.end")
                 c = _req(c2, "card", f"{where}.build.cards.{i}")

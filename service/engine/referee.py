@@ -96,7 +96,7 @@ from .game import Game, IllegalPlay, Phase
 from .players import player_id, player_ids
 from .record import BuildPlay, HandRecord, LayPlay, MeldPlay, RecordError, ReleasePlay, Turn
 from .rules import RuleSet
-from .scoring import HandScore, score_hand
+from .scoring import Finish, HandScore, score_hand
 from .solver import HandTooLarge
 from .violations import Violation
 
@@ -126,7 +126,7 @@ class HandState:
 @dataclass(frozen=True, slots=True)
 class HandResult:
     winner: str
-    finish: str  # "out" | "special"
+    finish: Finish
     score: HandScore
 
 
@@ -145,7 +145,7 @@ class TurnCheck:
     table: tuple[m.Meld, ...]
     hand: tuple[Card, ...]
     opened: bool
-    finish: str | None  # "out" | "special" when the player went out this turn
+    finish: Finish | None  # when the player went out this turn
 
     @property
     def finished(self) -> bool:

@@ -16,6 +16,7 @@ from marshmallow import (
     validates_schema,
 )
 
+from ...engine.match import MatchStatus
 from ...engine.rules import PARAMS_BY_NAME
 from ...i18n import N_
 from ...ledger.service import EXPORT_FORMAT
@@ -204,7 +205,7 @@ class MatchSchema(Schema):
         "description": "match_end, goal_points, elimination_over, match_hands, buy_ins, buy_ins_max, buy_in_min_players in force"})
     players = fields.List(fields.String(), required=True)
     hands_played = Int(required=True)
-    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+    status = fields.String(required=True, metadata={"enum": list(MatchStatus)})
     winner = fields.String(allow_none=True, required=True)
     co_winners = fields.List(fields.String(), required=True,
                              metadata={"description": "a shared win"})
