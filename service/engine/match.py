@@ -315,7 +315,22 @@ def apply_buy_in(state: MatchState, end: MatchEnd, player: str) -> MatchState:
 
 # -- ledger entries: scoring a hand's input, re-scoring a whole ledger ----------------------
 
-SOURCES = ("score", "record")
+class EntryType(StrEnum):
+    """What a ledger entry is (SPEC §7, §7.1)."""
+
+    HAND = "hand"
+    BUY_IN = "buy-in"
+    CORRECTION = "correction"
+
+
+class EntrySource(StrEnum):
+    """How a hand (or its correction) was given: a scored hand, or a record adjudicated."""
+
+    SCORE = "score"
+    RECORD = "record"
+
+
+SOURCES = tuple(EntrySource)
 
 
 class EntryError(EngineError):
@@ -448,9 +463,9 @@ def _hand_event(seq: int, e: Mapping[str, Any]) -> HandEvent:
 def event_of(e: Mapping[str, Any]) -> Event:
     """The typed event of a stored ledger entry (as recorded: no re-scoring)."""
     seq = e["seq"]
-    if e["type"] == "buy-in":
+    if e["type"] == EntryType.BUY_IN:
         return BuyInEvent(seq, e["player"])
-    if e["type"] == "correction":
+    if e["type"] == EntryType.CORRECTION:
         return CorrectionEvent(seq, e["corrects"], None if e.get("void") else _hand_event(seq, e))
     return _hand_event(seq, e)
 
@@ -525,7 +540,7 @@ def check_correction_target(entries: Sequence[Mapping[str, Any]], seq: int) -> i
     latest version of the same hand). A buy-in is not a hand: :class:`MatchError`
     ``invalid-correction``."""
     target = entries[seq]
-    if target.get("type") == "correction":
+    if target.get("type") == EntryType.CORRECTION:
         return int(target["corrects"])
     if target.get("type") != "hand":
         raise MatchError("invalid-correction", f"entry {seq} is a {target.get('type')}, not a "
@@ -548,12 +563,12 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
     for i, e in enumerate(entries):
         where = f"entries.{i}"
         kind = e.get("type")
-        if kind == "buy-in":
+        if kind == EntryType.BUY_IN:
             if not isinstance(e.get("player"), str):
                 raise MatchError("invalid-entry", f"entry {i} names no player", where)
             events.append(BuyInEvent(i, e["player"]))
             continue
-        if kind == "correction":
+        if kind == EntryType.CORRECTION:
             target = e.get("corrects")
             if (type(target) is not int or not 0 <= target < i
                     or entries[target].get("type") != "hand"
@@ -580,7 +595,8 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
                              "a re-score under the match's rule set", where)
         scored = HandEvent(i, hand.winner, tuple(hand.deltas), hand.finish, hand.score.special,
                            hand.round)
-        events.append(scored if kind == "hand" else CorrectionEvent(i, e["corrects"], scored))
+        events.append(scored if kind == EntryType.HAND
+                      else CorrectionEvent(i, e["corrects"], scored))
     try:
         return fold_events(players, end, events)
     except ReplayError as exc:

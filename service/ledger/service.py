@@ -45,6 +45,7 @@ import orjson
 
 from ..engine.match import (
     EntryError,
+    EntryType,
     MatchError,
     MatchState,
     ReplayError,
@@ -188,7 +189,7 @@ class HandEntry:
     type = "hand"
 
     def to_data(self) -> dict[str, Any]:
-        return {"seq": self.seq, "type": "hand", "source": self.source, "input": self.input,
+        return {"seq": self.seq, "type": EntryType.HAND, "source": self.source, "input": self.input,
                 "winner": self.winner, "finish": self.finish, "special": self.special,
                 "scores": [s.to_dict() for s in self.scores], "hash": self.hash}
 
@@ -199,10 +200,10 @@ class BuyInEntry:
     player: str
     hash: str
 
-    type = "buy-in"
+    type = EntryType.BUY_IN
 
     def to_data(self) -> dict[str, Any]:
-        return {"seq": self.seq, "type": "buy-in", "player": self.player, "hash": self.hash}
+        return {"seq": self.seq, "type": EntryType.BUY_IN, "player": self.player, "hash": self.hash}
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,10 +222,10 @@ class CorrectionEntry:
     scores: tuple[PlayerScore, ...]
     hash: str
 
-    type = "correction"
+    type = EntryType.CORRECTION
 
     def to_data(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seq": self.seq, "type": "correction", "corrects": self.corrects,
+        out: dict[str, Any] = {"seq": self.seq, "type": EntryType.CORRECTION, "corrects": self.corrects,
                                "reason": self.reason}
         if self.void:
             out["void"] = True
@@ -240,9 +241,9 @@ Entry = HandEntry | BuyInEntry | CorrectionEntry
 
 
 def entry_from_data(d: Mapping[str, Any]) -> Entry:
-    if d["type"] == "buy-in":
+    if d["type"] == EntryType.BUY_IN:
         return BuyInEntry(d["seq"], d["player"], d["hash"])
-    if d["type"] == "correction":
+    if d["type"] == EntryType.CORRECTION:
         void = bool(d.get("void"))
         return CorrectionEntry(d["seq"], d["corrects"], d["reason"], void, d.get("source"),
                                d.get("input"), d.get("winner"), d.get("finish"),
@@ -453,7 +454,7 @@ class LedgerService:
         if not 0 <= c.seq < len(raw):
             raise EntryNotFound(f"Match {m.id!r} has no entry {c.seq}.", seq=c.seq)
         target = check_correction_target(raw, c.seq)
-        data: dict[str, Any] = {"seq": m.version, "type": "correction", "corrects": target,
+        data: dict[str, Any] = {"seq": m.version, "type": EntryType.CORRECTION, "corrects": target,
                                 "reason": c.reason}
         if c.source is None:
             data["void"] = True
