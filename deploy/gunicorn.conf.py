@@ -7,7 +7,7 @@ send 35 bytes of headers and then nothing stopped the gthread 2x2 default from
 answering anyone. A gevent worker gives such a connection a greenlet and closes
 it unanswered after `keepalive` seconds without complete headers; with 32 such
 sockets and 8 trickling a body, /healthz keeps a median of a few ms
-(tests/api/test_slow_clients.py). Polite clients, measured with `make bench`'s
+(tests/web/test_slow_clients.py). Polite clients, measured with `make bench`'s
 HTTP section on /v1/melds/validate beside the bare-Flask baseline under the same
 model (7 pairs; 2026-12-01 on a busy shared machine, load 11-23, so only the
 within-model ratios carry over; docs/bench.md): gevent 2 validate/baseline

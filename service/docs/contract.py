@@ -5,7 +5,7 @@ place, what a generated client depends on: stable ``operationId``s and tags, the
 ``bearerAuth`` scheme on exactly the operations that take the match token, the shared
 ``Problem`` schema on every error each operation can answer, reused components
 (``Card``, ``MeldCard``, ``RuleSetRef``, ``HandRecord`` …), a request and a response
-example per operation (from the README tour; ``tests/api/test_contract.py`` sends
+example per operation (from the README tour; ``tests/docs/test_contract.py`` sends
 each request to the app and compares the answer with its example), and correct
 content types. Schemas mark a reference with ``x-ref`` metadata (``{"x-ref": "Card"}``);
 :func:`finish` turns every such node into a ``$ref``.
@@ -539,7 +539,7 @@ def finish(raw: dict[str, Any]) -> dict[str, Any]:
             meta = OPERATIONS.get((method, path))
             if _idempotent(method, meta):
                 op["x-idempotent"] = True
-            if meta is None:  # a route this table does not know yet (tests/api/test_contract.py)
+            if meta is None:  # a route this table does not know yet (tests/docs/test_contract.py)
                 continue
             op["operationId"] = meta.operation_id
             op["tags"] = [meta.tag]

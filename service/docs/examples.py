@@ -1,6 +1,6 @@
 """The request and response example of every operation (``examples.json``), from the README tour.
 
-Each example is a real exchange with the app: ``tests/api/test_contract.py`` sends every
+Each example is a real exchange with the app: ``tests/docs/test_contract.py`` sends every
 request and compares the answer with the example (exactly for the stateless operations;
 by shape for the match ledger, whose ids, tokens and times differ per run). Placeholders
 in paths and headers (``{id}``, ``{token}``, ``{uk}``, ``{uk_token}``) stand for the match

@@ -115,7 +115,7 @@ class BatchedHistogram(_Batched):
 
     ``observe`` adds to an in-memory tally; ``flush`` moves the tally into the
     histogram's own values, bucket by bucket, exactly as that many ``observe``
-    calls would have (tests/api/test_metrics.py checks the exposition is
+    calls would have (tests/web/test_metrics.py checks the exposition is
     identical).
     """
 

@@ -265,7 +265,7 @@ def test_contract_answers_and_records_match_the_openapi_schemas(client) -> None:
     hand record its round (SPEC §3.1), so a client generated from the document reads them."""
     from jsonschema import ValidationError
 
-    from tests.api.test_contract import _validator
+    from tests.docs.test_contract import _validator
     from tests.api.test_contract_referee import RECORD
 
     spec = client.get("/openapi.json").get_json()

@@ -39,7 +39,7 @@ def _wait_for(server: Gunicorn, predicate, timeout: float = 10.0) -> list[str]:
 
 @pytest.mark.slow
 def assert_one_charset(header: str) -> None:
-    from tests.api.test_metrics import content_type_params
+    from tests.web.test_metrics import content_type_params
 
     kind, params = content_type_params(header)
     assert kind == "text/plain" and params["charset"] == ["utf-8"], header

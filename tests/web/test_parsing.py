@@ -17,7 +17,7 @@ from service.api.referee import TurnCheckSchema
 from service.app import create_app
 from service.web.parsing import FastLoader
 
-from .test_stateless import VALID_BODIES
+from tests.api.test_stateless import VALID_BODIES
 
 SCHEMAS = {
     "/v1/melds/validate": ValidateSchema(),
