@@ -265,8 +265,8 @@ def test_contract_answers_and_records_match_the_openapi_schemas(client) -> None:
     hand record its round (SPEC §3.1), so a client generated from the document reads them."""
     from jsonschema import ValidationError
 
-    from tests.docs.test_contract import _validator
     from tests.api.test_contract_referee import RECORD
+    from tests.docs.test_contract import _validator
 
     spec = client.get("/openapi.json").get_json()
     answer = spec["components"]["schemas"]["TurnOptionsResponse"]

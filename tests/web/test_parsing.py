@@ -16,7 +16,6 @@ from service.api.melds import BuildSchema, OpeningSchema, ValidateSchema
 from service.api.referee import TurnCheckSchema
 from service.app import create_app
 from service.web.parsing import FastLoader
-
 from tests.api.test_stateless import VALID_BODIES
 
 SCHEMAS = {
