@@ -31,7 +31,7 @@ won. Players still level after that share the win: ``winner`` is null and
 >>> s = new_state(["ann", "bob"])
 >>> s = apply_hand(s, cfg, "ann", [("ann", 30, 0), ("bob", 0, 0)])
 >>> s = apply_hand(s, cfg, "bob", [("ann", 0, 0), ("bob", 55, 0)])
->>> s.status, s.winner
+>>> str(s.status), s.winner
 ('finished', 'bob')
 """
 

@@ -642,7 +642,7 @@ def hint(game: Game, ended: bool, work: Work | None = None) -> Hint:
 def option_to_data(o: Option) -> dict[str, Any]:
     """An option in the hand record's own shape (a run build names its ``end``)."""
     if isinstance(o, DrawOption):
-        return {"draw": {"from": o.source}}
+        return {"draw": {"from": str(o.source)}}
     if isinstance(o, DiscardOption):
         return {"discard": str(o.card)}
     return play_to_data(o)

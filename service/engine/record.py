@@ -411,7 +411,7 @@ def turn_to_data(t: Turn) -> dict[str, Any]:
     if t.restock is not None:
         out["restock"] = [str(c) for c in t.restock]
     if t.draw is not None:
-        out["draw"] = {"from": t.draw.source}
+        out["draw"] = {"from": str(t.draw.source)}
         if t.draw.card is not None:
             out["draw"]["card"] = str(t.draw.card)
     out["plays"] = [play_to_data(p) for p in t.plays]
