@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import doctables
+
 SERVER = "Server (deploy/gunicorn.conf.py)"
 APP = "The application"
 LEDGER = "Match ledgers and Redis (service/ledger/)"
@@ -352,25 +354,13 @@ def markdown() -> str:
 
 def document(current: str) -> str:
     """``current`` (docs/configuration.md) with its table replaced by a fresh one."""
-    head, sep, rest = current.partition(BEGIN)
-    _, sep2, tail = rest.partition(END)
-    if not sep or not sep2:
-        raise SystemExit(f"{DOC_PATH} lacks the markers {BEGIN!r} … {END!r}")
-    return f"{head}{BEGIN}\n\n{markdown()}\n{END}{tail}"
+    return doctables.replaced(current, BEGIN, END, markdown(), str(DOC_PATH))
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["--markdown"]:
-        sys.stdout.write(markdown())
-        return 0
-    if argv == ["--write"]:
-        with open(DOC_PATH, encoding="utf-8") as f:
-            current = f.read()
-        fresh = document(current)
-        if fresh != current:
-            with open(DOC_PATH, "w", encoding="utf-8") as f:
-                f.write(fresh)
-        return 0
+    done = doctables.main(argv, str(DOC_PATH), markdown, document)
+    if done is not None:
+        return done
     if argv == ["--check"]:  # the environment as this process sees it
         try:
             load()

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Mapping
 
+from .. import doctables
 from ..api.problems import ALSO_STATUS, HEADERS, TITLES, status_of
 
 DOC_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -68,25 +69,13 @@ def markdown() -> str:
 
 
 def document(current: str) -> str:
-    head, sep, rest = current.partition(BEGIN)
-    _, sep2, tail = rest.partition(END)
-    if not sep or not sep2:
-        raise SystemExit(f"{DOC_PATH} lacks the markers {BEGIN!r} … {END!r}")
-    return f"{head}{BEGIN}\n\n{markdown()}\n{END}{tail}"
+    return doctables.replaced(current, BEGIN, END, markdown(), str(DOC_PATH))
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["--markdown"]:
-        sys.stdout.write(markdown())
-        return 0
-    if argv == ["--write"]:
-        with open(DOC_PATH, encoding="utf-8") as f:
-            current = f.read()
-        fresh = document(current)
-        if fresh != current:
-            with open(DOC_PATH, "w", encoding="utf-8") as f:
-                f.write(fresh)
-        return 0
+    done = doctables.main(argv, str(DOC_PATH), markdown, document)
+    if done is not None:
+        return done
     print("usage: python -m service.docs.codes_doc --markdown | --write", file=sys.stderr)
     return 2
 
