@@ -714,7 +714,6 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
         out += _keep(previous, "## Engine micro-benchmarks")
     out += _keep(previous, "## Hostile requests", note=False)  # written by bench/hostile.py
     out += _keep(previous, "## Waiting for replicas (REDIS_WAIT_REPLICAS)", note=False)  # bench/replica_wait.py
-    out += _keep(previous, "## Restructuring (issue 10): before and after", note=False)  # by hand
     return "\n".join(out).rstrip() + "\n"
 
 

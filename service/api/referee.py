@@ -20,6 +20,7 @@ from ..engine.melds import MeldKind
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
 from ..engine.record import RUN_ENDS, DrawSource
 from ..engine.rules import RuleSetError
+from ..engine.rulings import MAX_TABLE
 from ..i18n import N_
 from ..web.jsonio import json_response
 from ..web.parsing import Blueprint, Bool, Int, hot
@@ -43,7 +44,6 @@ blp = Blueprint("referee", __name__, url_prefix="/v1",
                 description="The hand referee: adjudicate a recorded hand, check one turn.")
 
 T = TypeVar("T")
-MAX_TABLE = 108  # 4 decks and 8 jokers (216 cards) in melds of two
 MAX_CALLS = 100  # granted calls a player has made this deal (call_max is at most 10)
 
 # -- documentation schemas ----------------------------------------------------------------

@@ -42,6 +42,9 @@ MAX_CARDS = 120
 """More cards than any request needs: more than two full decks with jokers (the API's
 schemas refuse longer lists before any ruling)."""
 
+MAX_TABLE = 108
+"""More melds than any table holds: the largest deck (4 decks and 10 jokers) in melds of two."""
+
 T = TypeVar("T")
 
 
