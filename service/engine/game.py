@@ -82,7 +82,16 @@ from . import contracts
 from . import melds as m
 from .cards import JOKER, Card, MeldCard, card_at, full_deck
 from .errors import EngineError
-from .record import DISCARD, STOCK, RecordError
+from .record import (
+    DISCARD,
+    STOCK,
+    BuildPlay,
+    LayPlay,
+    MeldPlay,
+    Play,
+    RecordError,
+    ReleasePlay,
+)
 from .rules import FinalDiscardMode, JokerShiftMode, PickupMode, ReleasedJokerMode, RuleSet
 from .scoring import Finish
 from .shift import not_shiftable
@@ -1155,6 +1164,23 @@ class Game:
             return self.verify_go_out() is None
         except EngineError:
             return False
+
+    def play(self, play: Play) -> None:
+        """Do one recorded play (a hand record's ``plays`` entry): a meld is laid toward the
+        opening, which is counted at the first play that is not a meld (SPEC §3)."""
+        if isinstance(play, MeldPlay):
+            self.meld(play.cards, play.kind)
+            return
+        if self.phase is Phase.OPENING:  # the opening melds count at the first other play
+            self.open()
+        if isinstance(play, BuildPlay):
+            self.build(play.meld, play.cards)
+        elif isinstance(play, ReleasePlay):
+            self.release(play.meld, play.cards)
+        elif isinstance(play, LayPlay):
+            self.lay([(x.cards, x.kind) for x in play.melds])
+        else:
+            self.shift(play.meld, play.card, play.end)
 
     def go_out(self) -> GoingOut:
         v = self.verify_go_out()

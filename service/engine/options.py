@@ -139,24 +139,12 @@ def apply_option(game: Game, option: Option) -> None:
             card = _some_stock_card(game)
         game.draw(option.source, card)
         return
-    if isinstance(option, MeldPlay):
-        game.meld(option.cards, option.kind)
-    elif isinstance(option, DiscardOption):
+    if isinstance(option, DiscardOption):
         if game.phase is _OPENING:
             game.open()
         game.discard(option.card)
         return
-    else:
-        if game.phase is _OPENING:
-            game.open()
-        if isinstance(option, BuildPlay):
-            game.build(option.meld, option.cards)
-        elif isinstance(option, ReleasePlay):
-            game.release(option.meld, option.cards)
-        elif isinstance(option, LayPlay):
-            game.lay([(x.cards, x.kind) for x in option.melds])
-        else:
-            game.shift(option.meld, option.card, option.end)
+    game.play(option)
     if not game.cards_left and game.phase is not _OVER:
         if game.phase is _OPENING:
             game.open()

@@ -94,7 +94,7 @@ from . import melds as m
 from .cards import Card, check_deck
 from .game import Game, IllegalPlay, Phase
 from .players import player_id, player_ids
-from .record import BuildPlay, HandRecord, LayPlay, MeldPlay, RecordError, ReleasePlay, Turn
+from .record import HandRecord, RecordError, Turn
 from .rules import RuleSet
 from .scoring import Finish, HandScore, score_hand
 from .solver import HandTooLarge
@@ -187,19 +187,7 @@ def _play_turn(g: Game, i: int, turn: Turn, complete: bool) -> Violation | None:
             g.call(turn.call.player, turn.call.granted, turn.call.penalty)
         g.draw(draw.source, draw.card, turn.restock)
         for j, play in enumerate(turn.plays):
-            if isinstance(play, MeldPlay):
-                g.meld(play.cards, play.kind)
-            else:
-                if g.phase is _OPENING:  # the opening melds count at the first other play
-                    g.open()
-                if isinstance(play, BuildPlay):
-                    g.build(play.meld, play.cards)
-                elif isinstance(play, ReleasePlay):
-                    g.release(play.meld, play.cards)
-                elif isinstance(play, LayPlay):
-                    g.lay([(x.cards, x.kind) for x in play.melds])
-                else:
-                    g.shift(play.meld, play.card, play.end)
+            g.play(play)
             if not g.cards_left and g.phase is not _OVER:
                 j = None
                 if g.phase is _OPENING:

@@ -144,18 +144,8 @@ class Bot:
             taken = game.draw(DISCARD).card
             t["draw"] = {"from": "discard", "card": str(taken)}
             hand.append(taken)
-        else:
-            new = None
-            if not game.stock_count:
-                if len(pile) < 2:
-                    return False
-                new = list(pile[:-1])
-                rng.shuffle(new)
-                t["restock"] = [str(c) for c in new]
-            card = game.draw(STOCK, None, new).card
-            t["draw"] = {"from": "stock"} if rng.random() < 0.5 else {"from": "stock",
-                                                                        "card": str(card)}
-            hand.append(card)
+        elif not self._draw_stock(game, t, hand, rng):
+            return False
         plays: list[dict[str, Any]] = []
         t["plays"] = plays
         if forced is not None:
@@ -273,6 +263,24 @@ class Bot:
                     hand.append(JOKER)
                 return
 
+    @staticmethod
+    def _draw_stock(game: Game, t: dict[str, Any], hand: list[Card], rng: random.Random) -> bool:
+        """Draw from the stock, turning the discard pile over first when the stock is empty
+        (False: too few cards to go on); the record names the card half the time."""
+        new = None
+        if not game.stock_count:
+            pile = game.discard_pile
+            if len(pile) < 2:
+                return False
+            new = list(pile[:-1])
+            rng.shuffle(new)
+            t["restock"] = [str(c) for c in new]
+        card = game.draw(STOCK, None, new).card
+        t["draw"] = {"from": "stock"} if rng.random() < 0.5 else {"from": "stock",
+                                                                    "card": str(card)}
+        hand.append(card)
+        return True
+
     def pickup_meld(self, hand: list[Card], keep: int) -> list[Card] | None:
         """A meld with the discard pile's top card, leaving at least ``keep`` other cards."""
         top = self.game.discard_top
@@ -337,19 +345,8 @@ class Bot:
             taken = game.draw(DISCARD).card
             t["draw"] = {"from": "discard", "card": str(taken)}
             hand.append(taken)
-        else:
-            new = None
-            if not game.stock_count:
-                pile = game.discard_pile
-                if len(pile) < 2:
-                    return False
-                new = list(pile[:-1])
-                rng.shuffle(new)
-                t["restock"] = [str(c) for c in new]
-            card = game.draw(STOCK, None, new).card
-            t["draw"] = {"from": "stock"} if rng.random() < 0.5 else {"from": "stock",
-                                                                        "card": str(card)}
-            hand.append(card)
+        elif not self._draw_stock(game, t, hand, rng):
+            return False
         plays: list[dict[str, Any]] = []
         t["plays"] = plays
         if not down:
