@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..engine.rules import Boolean, CardValueTable, Choice, Integer, JokerOpening, Kind, Param
 from . import corpus as cp
 from .runner import Answer, FlaskTransport, ask
 
@@ -1071,19 +1072,23 @@ def contract_hand(rules: Any, name: str, rng: random.Random) -> JSON | None:
                        "plays": [{"lay": melds}], "discard": extra}]}
 
 
-def param_value(p: Any, rng: random.Random) -> Any:
-    if p.kind == "int":
-        return rng.choice([p.minimum, p.maximum, rng.randint(p.minimum, min(p.maximum, 60)),
-                           p.maximum + 1, p.minimum - 1])
-    if p.kind == "bool":
-        return rng.choice([True, False, "yes"])
-    if p.kind == "choice":
-        return rng.choice([*p.choices, "sometimes"])
-    if p.kind == "joker_value":
-        return rng.choice(["represented", 0, 50, 101])
-    if p.kind == "card_values":
-        return rng.choice([{"ace": 1}, {"joker": 50}, {"face": 101}, {"queen": 3}])
-    return None
+# values a fuzzer tries for each kind of parameter: the bounds, one inside, ones just outside
+_TRIALS: dict[type[Kind], Callable[[Any, random.Random], Any]] = {
+    Integer: lambda k, rng: rng.choice([k.minimum, k.maximum,
+                                        rng.randint(k.minimum, min(k.maximum, 60)),
+                                        k.maximum + 1, k.minimum - 1]),
+    Boolean: lambda k, rng: rng.choice([True, False, "yes"]),
+    Choice: lambda k, rng: rng.choice([*k.choices, "sometimes"]),
+    JokerOpening: lambda k, rng: rng.choice(["represented", 0, 50, 101]),
+    CardValueTable: lambda k, rng: rng.choice([{"ace": 1}, {"joker": 50}, {"face": 101},
+                                               {"queen": 3}]),
+}
+
+
+def param_value(p: Param, rng: random.Random) -> Any:
+    """A value to try for parameter ``p`` (None: the list kinds, not fuzzed this way)."""
+    trial = _TRIALS.get(type(p.kind))
+    return trial(p.kind, rng) if trial is not None else None
 
 
 def mutate_request(ep: str, body: JSON, rng: random.Random, gen: Generator) -> JSON | None:

@@ -24,7 +24,7 @@ from ..api.problems import PROBLEM_MEDIA_TYPE, TITLES
 from ..engine.melds import MeldKind
 from ..engine.notation import MEDIA_TYPE
 from ..engine.record import RUN_ENDS, DrawSource
-from ..engine.rules import MAX_CONTRACT_MELDS, MAX_CONTRACTS, MAX_DECK_ROWS, PARAMS, PARAMS_BY_NAME
+from ..engine.rules import PARAMS
 from .examples import EXAMPLES, PROBLEM_PATH
 
 NOTATION_MEDIA_TYPE = MEDIA_TYPE
@@ -44,41 +44,6 @@ CARD_PATTERN = f"^(?:{_RANK}{_SUIT}|{_JOKER})$"
 MELD_CARD_PATTERN = f"^(?:{_RANK}{_SUIT}|{_JOKER}(?:={_RANK}{_SUIT}?)?)$"
 
 
-def _param_schema(p: Any) -> dict[str, Any]:
-    if p.kind == "int":
-        number = {"type": "integer", "minimum": p.minimum, "maximum": p.maximum}
-        return {"anyOf": [number, {"type": "null"}]} if p.nullable else number
-    if p.kind == "contracts":
-        return {"anyOf": [{"type": "array", "minItems": 1, "maxItems": MAX_CONTRACTS,
-                           "items": {"type": "string", "pattern": f"^[34]{{1,{MAX_CONTRACT_MELDS}}}$"}},
-                          {"type": "null"}]}
-    if p.kind == "deal_sizes":
-        return {"oneOf": [{"type": "string", "enum": ["contract"]},
-                          {"type": "array", "minItems": 1, "maxItems": MAX_CONTRACTS,
-                           "items": {"type": "integer", "minimum": 1, "maximum": 20}}]}
-    if p.kind == "deck_by_players":
-        def bound(name: str) -> dict[str, Any]:
-            q = PARAMS_BY_NAME[name]
-            return {"type": "integer", "minimum": q.minimum, "maximum": q.maximum}
-        row = {"type": "object", "additionalProperties": False,
-               "required": ["players_max", "decks", "jokers"],
-               "properties": {n: bound(n) for n in ("players_max", "decks", "jokers")}}
-        return {"anyOf": [{"type": "array", "minItems": 1, "maxItems": MAX_DECK_ROWS,
-                           "items": row}, {"type": "null"}]}
-    if p.kind == "bool":
-        return {"type": "boolean"}
-    if p.kind == "choice":
-        return {"type": "string", "enum": list(p.choices)}
-    if p.kind == "joker_value":
-        return {"oneOf": [{"type": "string", "enum": ["represented"]},
-                          {"type": "integer", "minimum": 0, "maximum": 100}]}
-    assert p.kind == "card_values", p.kind
-    value = {"type": "integer", "minimum": 0, "maximum": 100}
-    return {"type": "object", "additionalProperties": False,
-            "properties": {"ace": value, "face": value, "joker": value,
-                           "ace_red": {"anyOf": [value, {"type": "null"}]}}}
-
-
 _CARDS = {"type": "array", "items": ref("Card")}
 _MELD_CARDS = {"type": "array", "items": ref("MeldCard")}
 
@@ -96,7 +61,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object", "additionalProperties": False,
         "description": "Rule-set parameters to change (names and ranges as in "
                        "`GET /v1/rulesets/{name}`).",
-        "properties": {p.name: {**_param_schema(p), "description": p.description}
+        "properties": {p.name: {**p.kind.json_schema(), "description": p.description}
                        for p in PARAMS}},
     "RuleSetRef": {
         "description": "A catalog rule-set name, or a catalog rule set with overrides.",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from .errors import EngineError
 
@@ -249,135 +249,406 @@ MAX_CONTRACT_MELDS = 5
 MAX_DECK_ROWS = 8
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
-    """How one parameter is checked and described."""
+class Kind:
+    """The values one kind of parameter takes: how a request's JSON value is read, checked,
+    held, published, described and written as a JSON schema (one small class per kind; a
+    :class:`Param` holds one).
 
-    name: str
-    kind: str  # "int", "bool", "choice", "joker_value", "card_values"
-    description: str
-    modes: type[StrEnum] | None = None  # a choice's values
+    >>> Integer(2, 8).check("players_max", 9)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    InvalidParameter: players_max: must be between 2 and 8
+    >>> Choice(AceMode).held("around"), Integer(2, 8, nullable=True).values
+    (<AceMode.AROUND: 'around'>, 'an integer from 2 to 8 or null')
+    """
+
+    __slots__ = ()
+
+    listed: ClassVar[bool] = False
+    """A JSON list: an override's cache key holds it as JSON text."""
+
+    def read(self, name: str, value: object, current: object) -> object:
+        """An override's JSON value in the form a :class:`RuleSet` holds (``current``: the
+        value it replaces); what cannot be read is left for :meth:`check` to refuse."""
+        return value
+
+    def check(self, name: str, value: object) -> None:
+        """Raise :class:`InvalidParameter` unless ``value`` (as held) is one of the values."""
+        raise NotImplementedError
+
+    def held(self, value: object) -> object:
+        """A checked value as the rule set holds it (a choice's string as its enum member)."""
+        return value
+
+    def published(self, value: object) -> object:
+        """A held value as ``GET /v1/rulesets/{name}`` writes it (plain JSON)."""
+        return value
+
+    @property
+    def values(self) -> str:
+        """The values in words, after a parameter's description."""
+        raise NotImplementedError
+
+    def json_schema(self) -> dict[str, Any]:
+        """The values as a JSON schema (the OpenAPI document's ``RuleSetParameters``)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Integer(Kind):
+    """An integer within bounds (``nullable``: null is a value too, as in ``set_max``)."""
+
     minimum: int = 0
     maximum: int = 10_000
-    nullable: bool = False  # null is a value too ("int": set_max)
+    nullable: bool = False
+
+    def check(self, name: str, value: object) -> None:
+        if self.nullable and value is None:
+            return
+        if not _is_int(value):
+            raise InvalidParameter(name, "must be an integer")
+        assert isinstance(value, int)
+        if not self.minimum <= value <= self.maximum:
+            raise InvalidParameter(name, f"must be between {self.minimum} and {self.maximum}")
+
+    @property
+    def values(self) -> str:
+        text = f"an integer from {self.minimum:,} to {self.maximum:,}"
+        return text + " or null" if self.nullable else text
+
+    def json_schema(self) -> dict[str, Any]:
+        number = {"type": "integer", "minimum": self.minimum, "maximum": self.maximum}
+        return {"anyOf": [number, {"type": "null"}]} if self.nullable else number
+
+
+@dataclass(frozen=True, slots=True)
+class Boolean(Kind):
+    """True or false."""
+
+    def check(self, name: str, value: object) -> None:
+        if not isinstance(value, bool):
+            raise InvalidParameter(name, "must be true or false")
+
+    @property
+    def values(self) -> str:
+        return "true or false"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True, slots=True)
+class Choice(Kind):
+    """One of an enum's values, held as its member."""
+
+    modes: type[StrEnum]
 
     @property
     def choices(self) -> tuple[str, ...]:
-        """A choice's values, in order (empty for other kinds)."""
-        return tuple(self.modes) if self.modes is not None else ()
+        """The values, in the contract's order."""
+        return tuple(self.modes)
+
+    def check(self, name: str, value: object) -> None:
+        if value not in self.choices:
+            raise InvalidParameter(name, "must be one of " + ", ".join(self.choices))
+
+    def held(self, value: object) -> object:
+        return value if type(value) is self.modes else self.modes(str(value))
+
+    def published(self, value: object) -> object:
+        assert isinstance(value, StrEnum)
+        return value.value  # a plain string, as the contract writes it
+
+    @property
+    def values(self) -> str:
+        return "one of " + ", ".join(self.choices)
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"type": "string", "enum": list(self.choices)}
+
+
+@dataclass(frozen=True, slots=True)
+class JokerOpening(Kind):
+    """``joker_opening_value``: ``"represented"`` or an integer from 0 to 100."""
+
+    def check(self, name: str, value: object) -> None:
+        if value != REPRESENTED and not (_is_int(value) and 0 <= value <= 100):  # type: ignore[operator]
+            raise InvalidParameter(name, "must be \"represented\" or an integer 0-100")
+
+    @property
+    def values(self) -> str:
+        return "\"represented\" or an integer from 0 to 100"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"oneOf": [{"type": "string", "enum": [REPRESENTED]},
+                          {"type": "integer", "minimum": 0, "maximum": 100}]}
+
+
+@dataclass(frozen=True, slots=True)
+class CardValueTable(Kind):
+    """``card_values``: an object of integers 0-100; an override changes only the keys it
+    names (``ace_red`` null takes ``ace_red`` away)."""
+
+    def read(self, name: str, value: object, current: object) -> object:
+        assert isinstance(current, CardValues)
+        if not isinstance(value, Mapping):
+            raise InvalidParameter(name, "must be an object {ace, face, joker}")
+        unknown = set(value) - {"ace", "face", "joker", "ace_red"}
+        if unknown:
+            raise InvalidParameter(name, f"unknown key {sorted(unknown)[0]!r}")
+        for k, v in value.items():
+            if k == "ace_red" and v is None:
+                continue  # null takes ace_red away: every ace counts ace
+            if not _is_int(v) or not 0 <= v <= 100:
+                raise InvalidParameter(name, f"{k} must be an integer 0-100")
+        return dataclasses.replace(current, **dict(value))
+
+    def check(self, name: str, value: object) -> None:
+        if not isinstance(value, CardValues):
+            raise InvalidParameter(name, "must be {ace, face, joker}")
+
+    def published(self, value: object) -> object:
+        assert isinstance(value, CardValues)
+        return value.published()
+
+    @property
+    def values(self) -> str:
+        return "each an integer from 0 to 100"
+
+    def json_schema(self) -> dict[str, Any]:
+        value = {"type": "integer", "minimum": 0, "maximum": 100}
+        return {"type": "object", "additionalProperties": False,
+                "properties": {"ace": value, "face": value, "joker": value,
+                               "ace_red": {"anyOf": [value, {"type": "null"}]}}}
+
+
+class _Listed(Kind):
+    """A kind whose JSON value is a list, held as a tuple (hashable)."""
+
+    __slots__ = ()
+
+    listed = True
+
+    def read(self, name: str, value: object, current: object) -> object:
+        return tuple(value) if isinstance(value, list) else value
+
+    def published(self, value: object) -> object:
+        return list(value) if isinstance(value, tuple) else value
+
+
+@dataclass(frozen=True, slots=True)
+class Contracts(_Listed):
+    """``contracts``: null, or the deals' contracts, each a string of 3s and 4s."""
+
+    def check(self, name: str, value: object) -> None:
+        if value is None:
+            return
+        if not isinstance(value, tuple) or not 1 <= len(value) <= MAX_CONTRACTS:
+            raise InvalidParameter(name, f"must be null or a list of 1 to {MAX_CONTRACTS} "
+                                   "contracts")
+        for c in value:
+            if not isinstance(c, str) or not 1 <= len(c) <= MAX_CONTRACT_MELDS \
+                    or set(c) - {"3", "4"}:
+                raise InvalidParameter(name, f"{c!r} is no contract: 1 to {MAX_CONTRACT_MELDS} "
+                                       "digits, each 3 (a three) or 4 (a four)")
+
+    @property
+    def values(self) -> str:
+        return (f"null or a list of 1 to {MAX_CONTRACTS} strings of 1 to {MAX_CONTRACT_MELDS} "
+                "digits, each 3 (a three: a set) or 4 (a four: a run)")
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"anyOf": [{"type": "array", "minItems": 1, "maxItems": MAX_CONTRACTS,
+                           "items": {"type": "string",
+                                     "pattern": f"^[34]{{1,{MAX_CONTRACT_MELDS}}}$"}},
+                          {"type": "null"}]}
+
+
+@dataclass(frozen=True, slots=True)
+class DealSizes(_Listed):
+    """``deal_sizes``: ``"contract"`` or one number of cards per round."""
+
+    def check(self, name: str, value: object) -> None:
+        if value == CONTRACT_DEAL:
+            return
+        if not isinstance(value, tuple) or not 1 <= len(value) <= MAX_CONTRACTS \
+                or not all(_is_int(n) and 1 <= n <= 20 for n in value):
+            raise InvalidParameter(name, "must be \"contract\" or a list of integers from 1 "
+                                   "to 20, one per contract")
+
+    @property
+    def values(self) -> str:
+        return "\"contract\" or a list of integers from 1 to 20, one per contract"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"oneOf": [{"type": "string", "enum": [CONTRACT_DEAL]},
+                          {"type": "array", "minItems": 1, "maxItems": MAX_CONTRACTS,
+                           "items": {"type": "integer", "minimum": 1, "maximum": 20}}]}
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRows(_Listed):
+    """``deck_by_players``: null, or rows ``{players_max, decks, jokers}`` (each column
+    checked as its own parameter is), ``players_max`` rising."""
+
+    players_max: Integer
+    decks: Integer
+    jokers: Integer
+
+    def read(self, name: str, value: object, current: object) -> object:
+        if not isinstance(value, list):
+            return value
+        if len(value) > MAX_DECK_ROWS:
+            raise InvalidParameter(name, f"has at most {MAX_DECK_ROWS} rows")
+        rows = []
+        for i, row in enumerate(value):
+            if isinstance(row, DeckRow):
+                rows.append(row)
+                continue
+            if not isinstance(row, Mapping) or set(row) != {"players_max", "decks", "jokers"}:
+                raise InvalidParameter(name, f"row {i} must be an object {{players_max, decks, "
+                                       "jokers}")
+            for key, column in self._columns():
+                try:
+                    column.check(key, row[key])
+                except InvalidParameter as exc:
+                    raise InvalidParameter(name, f"row {i}: {key} {exc.reason}") from None
+            rows.append(DeckRow(row["players_max"], row["decks"], row["jokers"]))
+        return tuple(rows)
+
+    def _columns(self) -> tuple[tuple[str, Integer], ...]:
+        return (("players_max", self.players_max), ("decks", self.decks),
+                ("jokers", self.jokers))
+
+    def check(self, name: str, value: object) -> None:
+        if value is None:
+            return
+        if not isinstance(value, tuple) or not value \
+                or not all(isinstance(r, DeckRow) for r in value):
+            raise InvalidParameter(name, "must be null or a list of rows {players_max, decks, "
+                                   "jokers}")
+        for a, b in zip(value, value[1:], strict=False):
+            if b.players_max <= a.players_max:
+                raise InvalidParameter(name, "rows' players_max must rise")
+
+    def published(self, value: object) -> object:
+        if value is None:
+            return None
+        assert isinstance(value, tuple)
+        return [dataclasses.asdict(row) for row in value]
+
+    @property
+    def values(self) -> str:
+        return (f"null or a list of 1 to {MAX_DECK_ROWS} objects {{players_max, decks, jokers}}, "
+                "players_max rising (2 to 8; the last row at least players_max), decks and "
+                "jokers within their own parameters' ranges")
+
+    def json_schema(self) -> dict[str, Any]:
+        row = {"type": "object", "additionalProperties": False,
+               "required": ["players_max", "decks", "jokers"],
+               "properties": {key: column.json_schema() for key, column in self._columns()}}
+        return {"anyOf": [{"type": "array", "minItems": 1, "maxItems": MAX_DECK_ROWS,
+                           "items": row}, {"type": "null"}]}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter: its published name, the values it takes, and what it means."""
+
+    name: str
+    kind: Kind
+    description: str
 
     @property
     def described(self) -> str:
         """The description with the values the parameter takes (``GET /v1/rulesets/{name}``)."""
-        if self.kind == "int":
-            text = f"{self.description}; an integer from {self.minimum:,} to {self.maximum:,}"
-            return text + " or null" if self.nullable else text
-        if self.kind == "bool":
-            return f"{self.description}; true or false"
-        if self.kind == "choice":
-            return f"{self.description}; one of " + ", ".join(self.choices)
-        if self.kind == "joker_value":
-            return f"{self.description}; \"represented\" or an integer from 0 to 100"
-        if self.kind == "contracts":
-            return (f"{self.description}; null or a list of 1 to {MAX_CONTRACTS} strings of 1 to "
-                    f"{MAX_CONTRACT_MELDS} digits, each 3 (a three: a set) or 4 (a four: a run)")
-        if self.kind == "deal_sizes":
-            return (f"{self.description}; \"contract\" or a list of integers from 1 to 20, one "
-                    "per contract")
-        if self.kind == "deck_by_players":
-            return (f"{self.description}; null or a list of 1 to {MAX_DECK_ROWS} objects "
-                    "{players_max, decks, jokers}, players_max rising (2 to 8; the last row at "
-                    "least players_max), decks and jokers within their own parameters' ranges")
-        return f"{self.description}; each an integer from 0 to 100"
+        return f"{self.description}; {self.kind.values}"
+
+    def check(self, value: object) -> None:
+        """Raise :class:`InvalidParameter` unless ``value`` (as held) is valid here."""
+        self.kind.check(self.name, value)
+
+
+SEATS = Integer(2, 8)
+DECKS = Integer(1, 4)
+JOKERS = Integer(0, 16)
 
 
 PARAMS: tuple[Param, ...] = (
-    Param("players_min", "int", "fewest players at the table", minimum=2, maximum=8),
-    Param("players_max", "int", "most players at the table", minimum=2, maximum=8),
-    Param("decks", "int", "standard 52-card decks shuffled together", minimum=1, maximum=4),
-    Param("jokers", "int", "jokers added to the decks", minimum=0, maximum=16),
-    Param("hand_size", "int", "cards dealt to each player", minimum=1, maximum=20),
-    Param("set_min", "int", "fewest cards in a set", minimum=2, maximum=8),
-    Param("set_max", "int", "most cards in a set (at most 4 with distinct suits; null: no limit)",
-          minimum=2, maximum=8, nullable=True),
-    Param("set_distinct_suits", "bool", "no two cards of one suit in a set (jokers fill missing suits)"),
-    Param("set_min_naturals", "int", "natural (non-joker) cards a set needs", minimum=1, maximum=8),
-    Param("run_min_naturals", "int", "natural (non-joker) cards a run needs", minimum=1, maximum=13),
-    Param("run_min", "int", "fewest cards in a run", minimum=2, maximum=13),
-    Param("run_max", "int", "most cards in a run (a run never exceeds 13 cards)", minimum=2,
-          maximum=14),
-    Param("ace", "choice", "where an ace may stand in a run: high (Q-K-A), low (A-2-3), "
-          "high_or_low (either end, never K-A-2) or around (K-A-2 allowed)", AceMode),
-    Param("ace_low_value", "int", "an ace's value at the low end of a run (meld points, opening)",
-          maximum=100),
-    Param("opening_min_points", "int", "points a player's first melds must reach (0: none)",
-          maximum=1000),
-    Param("joker_opening_value", "joker_value", "a joker's value in meld points and the opening: "
+    Param("players_min", SEATS, "fewest players at the table"),
+    Param("players_max", SEATS, "most players at the table"),
+    Param("decks", DECKS, "standard 52-card decks shuffled together"),
+    Param("jokers", JOKERS, "jokers added to the decks"),
+    Param("hand_size", Integer(1, 20), "cards dealt to each player"),
+    Param("set_min", Integer(2, 8), "fewest cards in a set"),
+    Param("set_max", Integer(2, 8, nullable=True), "most cards in a set (at most 4 with distinct suits; null: no limit)"),
+    Param("set_distinct_suits", Boolean(), "no two cards of one suit in a set (jokers fill missing suits)"),
+    Param("set_min_naturals", Integer(1, 8), "natural (non-joker) cards a set needs"),
+    Param("run_min_naturals", Integer(1, 13), "natural (non-joker) cards a run needs"),
+    Param("run_min", Integer(2, 13), "fewest cards in a run"),
+    Param("run_max", Integer(2, 14), "most cards in a run (a run never exceeds 13 cards)"),
+    Param("ace", Choice(AceMode), "where an ace may stand in a run: high (Q-K-A), low (A-2-3), "
+          "high_or_low (either end, never K-A-2) or around (K-A-2 allowed)"),
+    Param("ace_low_value", Integer(0, 100), "an ace's value at the low end of a run (meld points, opening)"),
+    Param("opening_min_points", Integer(0, 1000), "points a player's first melds must reach (0: none)"),
+    Param("joker_opening_value", JokerOpening(), "a joker's value in meld points and the opening: "
           "\"represented\" (the card it stands for) or a fixed number"),
-    Param("build_requires_opening", "bool", "a player may build on melds only after their own opening"),
-    Param("discard_pickup", "choice", "what a card taken from the discard pile must do: free (nothing), "
+    Param("build_requires_opening", Boolean(), "a player may build on melds only after their own opening"),
+    Param("discard_pickup", Choice(PickupMode), "what a card taken from the discard pile must do: free (nothing), "
           "meld_same_turn (be laid on the table that turn) or new_meld_same_turn (be part of a new "
-          "meld that turn)", PickupMode),
-    Param("release_set", "choice", "how a joker leaves a set: never, one_missing (one natural of a "
-          "missing suit frees it) or all_missing (the naturals of every missing suit, laid together)",
-          ReleaseSetMode),
-    Param("release_closed_four", "bool", "the last missing natural may free the joker of a 4-card set "
+          "meld that turn)"),
+    Param("release_set", Choice(ReleaseSetMode), "how a joker leaves a set: never, one_missing (one natural of a "
+          "missing suit frees it) or all_missing (the naturals of every missing suit, laid together)"),
+    Param("release_closed_four", Boolean(), "the last missing natural may free the joker of a 4-card set "
           "(three naturals and a joker)"),
-    Param("release_run", "choice", "how a joker leaves a run: never, or exact (only the card it stands "
-          "for frees it)", ReleaseRunMode),
-    Param("release_requires_opening", "bool", "a player may release jokers only after their own opening"),
-    Param("released_joker", "choice", "where a released joker must go, the same turn: hand (kept), "
-          "any_meld (into any meld laid or built that turn) or new_meld (into a new meld)",
-          ReleasedJokerMode),
-    Param("final_discard", "choice", "whether a player's last card must go to the discard pile "
-          "(required) or the hand may also end by melding every card (optional)", FinalDiscardMode),
-    Param("special_win", "choice", "name of the one-turn win: every card laid in the turn of one's "
-          "first meld", SpecialWin),
-    Param("card_values", "card_values", "penalty values of cards left in hand: ace, face (T J Q K) "
+    Param("release_run", Choice(ReleaseRunMode), "how a joker leaves a run: never, or exact (only the card it stands "
+          "for frees it)"),
+    Param("release_requires_opening", Boolean(), "a player may release jokers only after their own opening"),
+    Param("released_joker", Choice(ReleasedJokerMode), "where a released joker must go, the same turn: hand (kept), "
+          "any_meld (into any meld laid or built that turn) or new_meld (into a new meld)"),
+    Param("final_discard", Choice(FinalDiscardMode), "whether a player's last card must go to the discard pile "
+          "(required) or the hand may also end by melding every card (optional)"),
+    Param("special_win", Choice(SpecialWin), "name of the one-turn win: every card laid in the turn of one's "
+          "first meld"),
+    Param("card_values", CardValueTable(), "penalty values of cards left in hand: ace, face (T J Q K) "
           "and joker, and optionally ace_red (red aces count ace_red, black ones ace); 2-9 count "
           "face value"),
-    Param("scoring", "choice", "end-of-hand scoring: winner_collects, bonus_penalty or penalty "
-          "(SPEC §6)", ScoringMode),
-    Param("out_bonus", "int", "bonus_penalty: the winner's points for going out", maximum=10_000),
-    Param("special_bonus", "int", "bonus_penalty: the winner's points for a special win", maximum=10_000),
-    Param("special_multiplier", "int", "multiplier on the losers' hand values after a special win",
-          minimum=1, maximum=100),
-    Param("special_flat", "int", "winner_collects: points each loser loses after a special win",
-          maximum=10_000),
-    Param("match_end", "choice", "how a match ends: goal (first to goal_points), elimination (over "
+    Param("scoring", Choice(ScoringMode), "end-of-hand scoring: winner_collects, bonus_penalty or penalty "
+          "(SPEC §6)"),
+    Param("out_bonus", Integer(0, 10_000), "bonus_penalty: the winner's points for going out"),
+    Param("special_bonus", Integer(0, 10_000), "bonus_penalty: the winner's points for a special win"),
+    Param("special_multiplier", Integer(1, 100), "multiplier on the losers' hand values after a special win"),
+    Param("special_flat", Integer(0, 10_000), "winner_collects: points each loser loses after a special win"),
+    Param("match_end", Choice(MatchEndMode), "how a match ends: goal (first to goal_points), elimination (over "
           "elimination_over penalty is out), hands (after match_hands hands) or contracts (after "
-          "the last contract's deal, lowest total wins)", MatchEndMode),
-    Param("goal_points", "int", "goal: points that win the match", minimum=1, maximum=1_000_000),
-    Param("elimination_over", "int", "elimination: a player whose penalty exceeds this is out",
-          minimum=1, maximum=1_000_000),
-    Param("match_hands", "int", "hands: number of hands in the match", minimum=1, maximum=10_000),
-    Param("buy_ins", "bool", "elimination: an eliminated player may buy back in, re-entering at the "
+          "the last contract's deal, lowest total wins)"),
+    Param("goal_points", Integer(1, 1_000_000), "goal: points that win the match"),
+    Param("elimination_over", Integer(1, 1_000_000), "elimination: a player whose penalty exceeds this is out"),
+    Param("match_hands", Integer(1, 10_000), "hands: number of hands in the match"),
+    Param("buy_ins", Boolean(), "elimination: an eliminated player may buy back in, re-entering at the "
           "highest penalty still in the match"),
-    Param("buy_ins_max", "int", "buy-ins allowed per player in a match", minimum=1, maximum=100),
-    Param("buy_in_min_players", "int", "a buy-in needs at least this many players at the table, "
-          "counting the one buying in (3: never head to head)", minimum=2, maximum=100),
+    Param("buy_ins_max", Integer(1, 100), "buy-ins allowed per player in a match"),
+    Param("buy_in_min_players", Integer(2, 100), "a buy-in needs at least this many players at the table, "
+          "counting the one buying in (3: never head to head)"),
     # contract rule sets (SPEC §3.1); the defaults leave every other rule set as it was
-    Param("contracts", "contracts", "the deals' contracts in order, each a string of digits: 3 "
+    Param("contracts", Contracts(), "the deals' contracts in order, each a string of digits: 3 "
           "a three (set), 4 a four (run); null: no contracts (an opening instead)"),
-    Param("deal_sizes", "deal_sizes", "cards dealt per round: \"contract\" (3 per three and 4 "
+    Param("deal_sizes", DealSizes(), "cards dealt per round: \"contract\" (3 per three and 4 "
           "per four of the round's contract) or one number per round"),
-    Param("deck_by_players", "deck_by_players", "the deck by seats: the first row whose "
+    Param("deck_by_players", DeckRows(SEATS, DECKS, JOKERS), "the deck by seats: the first row whose "
           "players_max is at least the seat count gives decks and jokers (no seat count: the "
           "last row); null: decks and jokers"),
-    Param("contract_distinct", "bool", "a contract's threes are of different ranks and its fours "
+    Param("contract_distinct", Boolean(), "a contract's threes are of different ranks and its fours "
           "of different suits"),
-    Param("melds_after_contract", "bool", "after going down a player may lay further melds of "
+    Param("melds_after_contract", Boolean(), "after going down a player may lay further melds of "
           "their own (false: only build)"),
-    Param("run_jokers_adjacent", "bool", "two jokers may stand side by side in a run"),
-    Param("joker_shift", "choice", "none, or run_end: the holder of the natural a run's joker "
-          "stands for may lay it in the joker's place and move the joker to an end of that run",
-          JokerShiftMode),
-    Param("joker_discard", "bool", "a joker may be discarded"),
-    Param("call_max", "int", "calls (asking for the discard out of turn) a player may make in "
-          "one deal (0: no calls)", minimum=0, maximum=10),
-    Param("call_penalty_cards", "int", "cards a granted caller also takes from the stock",
-          minimum=0, maximum=5),
-    Param("discard_after_down", "bool", "a player who has gone down (opened) may take the "
+    Param("run_jokers_adjacent", Boolean(), "two jokers may stand side by side in a run"),
+    Param("joker_shift", Choice(JokerShiftMode), "none, or run_end: the holder of the natural a run's joker "
+          "stands for may lay it in the joker's place and move the joker to an end of that run"),
+    Param("joker_discard", Boolean(), "a joker may be discarded"),
+    Param("call_max", Integer(0, 10), "calls (asking for the discard out of turn) a player may make in "
+          "one deal (0: no calls)"),
+    Param("call_penalty_cards", Integer(0, 5), "cards a granted caller also takes from the stock"),
+    Param("discard_after_down", Boolean(), "a player who has gone down (opened) may take the "
           "discard pile's top card"),
 )
 PARAMS_BY_NAME: Mapping[str, Param] = MappingProxyType({p.name: p for p in PARAMS})
@@ -413,7 +684,7 @@ class MatchEnd:
 
     def __post_init__(self) -> None:
         for name in MATCH_END_PARAMS:
-            _check(PARAMS_BY_NAME[name], self.param(name))
+            PARAMS_BY_NAME[name].check(self.param(name))
         if type(self.mode) is not MatchEndMode:
             object.__setattr__(self, "mode", MatchEndMode(self.mode))
 
@@ -502,11 +773,11 @@ class RuleSet:
                 continue  # checked by MatchEnd itself
             v = getattr(self, p.name)
             if isinstance(v, list):  # a list given in Python: held as a tuple (hashable)
-                v = _normalise(p, v)
-                object.__setattr__(self, p.name, v)
-            _check(p, v)
-            if p.modes is not None and type(v) is not p.modes:
-                object.__setattr__(self, p.name, p.modes(v))  # "around" -> AceMode.AROUND
+                v = p.kind.read(p.name, v, None)
+            p.check(v)
+            held = p.kind.held(v)  # "around" -> AceMode.AROUND
+            if held is not getattr(self, p.name):
+                object.__setattr__(self, p.name, held)
         # contradictions: each names its parameters, so that with_overrides can name the one sent
         if self.players_min > self.players_max:
             raise InvalidParameter("players_min", f"players_min ({self.players_min}) must not "
@@ -703,33 +974,17 @@ class RuleSet:
 
     def to_dict(self) -> dict[str, Any]:
         """Every parameter by its published name, flat (``GET /v1/rulesets/{name}``)."""
-        out: dict[str, Any] = {}
-        for p in PARAMS:
-            v = self.param(p.name)
-            if isinstance(v, CardValues):
-                v = v.published()
-            elif isinstance(v, StrEnum):
-                v = v.value  # a plain string, as the contract writes it
-            elif p.kind == "deck_by_players" and v is not None:
-                v = [dataclasses.asdict(row) for row in v]
-            elif isinstance(v, tuple):
-                v = list(v)
-            out[p.name] = v
-        return out
+        return {p.name: p.kind.published(self.param(p.name)) for p in PARAMS}
 
     def with_overrides(self, overrides: Mapping[str, Any], name: str | None = None) -> RuleSet:
         changes: dict[str, Any] = {}
         for key, value in overrides.items():
             if key not in PARAMS_BY_NAME:
                 raise UnknownParameter(str(key))
-            if key == "card_values":
-                value = _card_values(value, self.card_values)
-            else:
-                value = _normalise(PARAMS_BY_NAME[key], value)
-            changes[key] = value
+            changes[key] = PARAMS_BY_NAME[key].kind.read(key, value, self.param(key))
         for p in PARAMS:  # every value checked in the parameters' order: the first bad one is named
             if p.name in changes:
-                _check(p, changes[p.name])
+                p.check(changes[p.name])
         end = {k: changes.pop(k) for k in MATCH_END_PARAMS if k in changes}
         if end:
             changes["match_end"] = self.match_end.with_overrides(end)
@@ -741,105 +996,11 @@ class RuleSet:
 
 def check_param(name: str, value: object) -> None:
     """Raise :class:`InvalidParameter` unless ``value`` is valid for parameter ``name``."""
-    _check(PARAMS_BY_NAME[name], value)
+    PARAMS_BY_NAME[name].check(value)
 
 
 def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _normalise(p: Param, v: object) -> object:
-    """A JSON value in the form a :class:`RuleSet` holds (lists as tuples, rows as
-    :class:`DeckRow`); anything else is left for :func:`_check` to refuse."""
-    if p.kind in ("contracts", "deal_sizes") and isinstance(v, list):
-        return tuple(v)
-    if p.kind == "deck_by_players" and isinstance(v, list):
-        if len(v) > MAX_DECK_ROWS:
-            raise InvalidParameter(p.name, f"has at most {MAX_DECK_ROWS} rows")
-        rows = []
-        for i, row in enumerate(v):
-            if isinstance(row, DeckRow):
-                rows.append(row)
-                continue
-            if not isinstance(row, Mapping) or set(row) != {"players_max", "decks", "jokers"}:
-                raise InvalidParameter(p.name, f"row {i} must be an object {{players_max, decks, "
-                                       "jokers}")
-            for key, param in (("players_max", "players_max"), ("decks", "decks"),
-                               ("jokers", "jokers")):
-                try:
-                    _check(PARAMS_BY_NAME[param], row[key])
-                except InvalidParameter as exc:
-                    raise InvalidParameter(p.name, f"row {i}: {key} {exc.reason}") from None
-            rows.append(DeckRow(row["players_max"], row["decks"], row["jokers"]))
-        return tuple(rows)
-    return v
-
-
-def _check(p: Param, v: object) -> None:
-    if p.nullable and v is None:
-        return
-    if p.kind == "contracts":
-        if v is None:
-            return
-        if not isinstance(v, tuple) or not 1 <= len(v) <= MAX_CONTRACTS:
-            raise InvalidParameter(p.name, f"must be null or a list of 1 to {MAX_CONTRACTS} "
-                                   "contracts")
-        for c in v:
-            if not isinstance(c, str) or not 1 <= len(c) <= MAX_CONTRACT_MELDS \
-                    or set(c) - {"3", "4"}:
-                raise InvalidParameter(p.name, f"{c!r} is no contract: 1 to {MAX_CONTRACT_MELDS} "
-                                       "digits, each 3 (a three) or 4 (a four)")
-        return
-    if p.kind == "deal_sizes":
-        if v == CONTRACT_DEAL:
-            return
-        if not isinstance(v, tuple) or not 1 <= len(v) <= MAX_CONTRACTS \
-                or not all(_is_int(n) and 1 <= n <= 20 for n in v):
-            raise InvalidParameter(p.name, "must be \"contract\" or a list of integers from 1 "
-                                   "to 20, one per contract")
-        return
-    if p.kind == "deck_by_players":
-        if v is None:
-            return
-        if not isinstance(v, tuple) or not v or not all(isinstance(r, DeckRow) for r in v):
-            raise InvalidParameter(p.name, "must be null or a list of rows {players_max, decks, "
-                                   "jokers}")
-        for a, b in zip(v, v[1:], strict=False):
-            if b.players_max <= a.players_max:
-                raise InvalidParameter(p.name, "rows' players_max must rise")
-        return
-    if p.kind == "int":
-        if not _is_int(v):
-            raise InvalidParameter(p.name, "must be an integer")
-        assert isinstance(v, int)
-        if not p.minimum <= v <= p.maximum:
-            raise InvalidParameter(p.name, f"must be between {p.minimum} and {p.maximum}")
-    elif p.kind == "bool":
-        if not isinstance(v, bool):
-            raise InvalidParameter(p.name, "must be true or false")
-    elif p.kind == "choice":
-        if v not in p.choices:
-            raise InvalidParameter(p.name, "must be one of " + ", ".join(p.choices))
-    elif p.kind == "joker_value":
-        if v != REPRESENTED and not (_is_int(v) and 0 <= v <= 100):  # type: ignore[operator]
-            raise InvalidParameter(p.name, "must be \"represented\" or an integer 0-100")
-    elif p.kind == "card_values":
-        if not isinstance(v, CardValues):
-            raise InvalidParameter(p.name, "must be {ace, face, joker}")
-
-
-def _card_values(value: object, current: CardValues) -> CardValues:
-    if not isinstance(value, Mapping):
-        raise InvalidParameter("card_values", "must be an object {ace, face, joker}")
-    unknown = set(value) - {"ace", "face", "joker", "ace_red"}
-    if unknown:
-        raise InvalidParameter("card_values", f"unknown key {sorted(unknown)[0]!r}")
-    for k, v in value.items():
-        if k == "ace_red" and v is None:
-            continue  # null takes ace_red away: every ace counts ace
-        if not _is_int(v) or not 0 <= v <= 100:
-            raise InvalidParameter("card_values", f"{k} must be an integer 0-100")
-    return dataclasses.replace(current, **dict(value))
 
 
 KALUKI_51 = RuleSet(
@@ -986,7 +1147,7 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
     # the type name keeps True and 1 apart in the cache key (True == 1 in Python)
     items = []
     for k, v in sorted(overrides.items()):
-        if PARAMS_BY_NAME[k].kind in _LIST_KINDS and isinstance(v, list):
+        if PARAMS_BY_NAME[k].kind.listed and isinstance(v, list):
             try:  # JSON text: hashable, and keeps true and 1 apart
                 items.append((k, "json", json.dumps(v, sort_keys=True, allow_nan=False)))
             except (TypeError, ValueError):
@@ -1000,9 +1161,6 @@ def _freeze(overrides: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
             raise InvalidParameter(str(k), "must not be a list")
         items.append((k, type(v).__name__, v))
     return tuple(items)
-
-
-_LIST_KINDS = frozenset({"contracts", "deal_sizes", "deck_by_players"})
 
 
 def _is_scalar(v: object) -> bool:

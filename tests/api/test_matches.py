@@ -104,20 +104,25 @@ def test_match_end_fields_are_the_rule_set_parameters():
     from marshmallow import ValidationError
 
     from service.api.matches.schemas import MatchEndFields
-    from service.engine.rules import MATCH_END_PARAMS, PARAMS_BY_NAME
+    from service.engine.rules import MATCH_END_PARAMS, PARAMS_BY_NAME, Boolean, Choice, Integer
 
     schema = MatchEndFields()
     assert set(schema.fields) == set(MATCH_END_PARAMS)
     for name in MATCH_END_PARAMS:
-        p = PARAMS_BY_NAME[name]
-        if p.kind == "int":
-            assert schema.load({name: p.minimum}) == {name: p.minimum}
-            assert schema.load({name: p.maximum}) == {name: p.maximum}
-            for bad in (p.minimum - 1, p.maximum + 1):
+        kind = PARAMS_BY_NAME[name].kind
+        if isinstance(kind, Integer):
+            assert schema.load({name: kind.minimum}) == {name: kind.minimum}
+            assert schema.load({name: kind.maximum}) == {name: kind.maximum}
+            for bad in (kind.minimum - 1, kind.maximum + 1):
                 with pytest.raises(ValidationError):
                     schema.load({name: bad})
-        elif p.kind == "choice":
-            assert [schema.load({name: c})[name] for c in p.choices] == list(p.choices)
+        elif isinstance(kind, Boolean):
+            assert schema.load({name: False}) == {name: False}
+            with pytest.raises(ValidationError):
+                schema.load({name: 1})
+        else:
+            assert isinstance(kind, Choice)
+            assert [schema.load({name: c})[name] for c in kind.choices] == list(kind.choices)
             with pytest.raises(ValidationError):
                 schema.load({name: "never"})
 

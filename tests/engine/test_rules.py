@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+import jsonschema
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.engine.rules import (
     CATALOG,
     PARAMS,
+    PARAMS_BY_NAME,
     AceMode,
+    Choice,
+    Integer,
     InvalidParameter,
     InvalidRound,
     MatchEndMode,
+    Param,
     ReleasedJokerMode,
     RoundRequired,
     resolve,
@@ -22,11 +29,11 @@ from service.engine.rules import (
 
 def test_every_choice_is_an_enum_whose_values_are_the_published_choices() -> None:
     for p in PARAMS:
-        if p.kind == "choice":
-            assert p.modes is not None and issubclass(p.modes, StrEnum)
-            assert p.choices == tuple(m.value for m in p.modes)
+        if isinstance(p.kind, Choice):
+            assert issubclass(p.kind.modes, StrEnum)
+            assert p.kind.choices == tuple(m.value for m in p.kind.modes)
             for rules in CATALOG.values():
-                assert type(rules.param(p.name)) is p.modes
+                assert type(rules.param(p.name)) is p.kind.modes
 
 
 def test_an_override_is_read_as_its_mode() -> None:
@@ -245,3 +252,64 @@ def test_a_contradiction_under_any_overrides_names_a_parameter_sent() -> None:
             assert exc.params["name"] in overrides, (base, overrides, str(exc))
 
     check()
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 1_000_002) | st.sampled_from(
+        ["represented", "contract", "333", "3344", "34", "high", "never", "run_end", ""]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["ace", "face", "joker", "ace_red", "players_max", "decks", "jokers",
+                         "queen"]), inner, max_size=4),
+    max_leaves=8)
+
+
+def _edges(p: Param) -> list[object]:
+    """The values around a kind's bounds (integers) or its choices."""
+    kind = p.kind
+    if isinstance(kind, Integer):
+        return [kind.minimum - 1, kind.minimum, kind.maximum, kind.maximum + 1]
+    if isinstance(kind, Choice):
+        return [*kind.choices, kind.choices[0].upper()]
+    return [None]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_a_kinds_json_schema_accepts_what_its_check_accepts(data: st.DataObject) -> None:
+    """Each parameter kind's check and its JSON schema (the OpenAPI ``RuleSetParameters``)
+    are one definition: a value the rule set takes as an override the schema accepts, and
+    (but for ``deck_by_players``' rising rows, which no JSON schema expresses) the other way
+    round. No floats: a JSON schema's "integer" takes 3.0, the strict parser does not."""
+    p = data.draw(st.sampled_from(PARAMS))
+    value = data.draw(st.sampled_from(_edges(p)) | _JSON_VALUES)
+    try:
+        resolve({"base": "kalooki-jamaica" if p.kind.listed else "kaluki-uk",
+                 "overrides": {p.name: value}})
+        taken = True
+    except InvalidParameter as exc:
+        taken = exc.name != p.name  # refused as a contradiction with another parameter
+    schema_ok = jsonschema.Draft202012Validator(p.kind.json_schema()).is_valid(value)
+    if taken:
+        assert schema_ok, (p.name, value)
+    elif p.name != "deck_by_players":
+        assert not schema_ok or _refused_by_contradiction(p, value), (p.name, value)
+
+
+def _refused_by_contradiction(p: Param, value: object) -> bool:
+    """A value the kind takes that the rule set refuses only against its other parameters."""
+    held = p.kind.read(p.name, value, CATALOG["kaluki-uk"].param(p.name))
+    try:
+        p.check(held)
+    except InvalidParameter:
+        return False
+    return True
+
+
+def test_kinds_describe_their_values() -> None:
+    described = {p.name: p.described for p in PARAMS}
+    assert described["players_max"] == "most players at the table; an integer from 2 to 8"
+    assert described["set_max"].endswith("; an integer from 2 to 8 or null")
+    assert described["ace"].endswith("; one of high, low, high_or_low, around")
+    assert described["card_values"].endswith("; each an integer from 0 to 100")
+    assert PARAMS_BY_NAME["deck_by_players"].kind.json_schema()["anyOf"][0]["items"][
+        "properties"]["decks"] == {"type": "integer", "minimum": 1, "maximum": 4}

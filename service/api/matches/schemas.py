@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import (
@@ -17,7 +18,7 @@ from marshmallow import (
 )
 
 from ...engine.match import MatchStatus
-from ...engine.rules import PARAMS_BY_NAME
+from ...engine.rules import PARAMS_BY_NAME, Boolean, Choice, Integer, Kind
 from ...i18n import N_
 from ...ledger.service import EXPORT_FORMAT
 from ...web.parsing import Bool, Int
@@ -34,16 +35,20 @@ def _player_id() -> fields.String:
     return fields.String(validate=validate.Length(min=1, max=64))
 
 
+# the field for each kind of match-end parameter (the kinds' ranges and choices are the one
+# definition: service.engine.rules)
+_KIND_FIELDS: dict[type[Kind], Callable[[Any], fields.Field[Any]]] = {
+    Integer: lambda kind: Int(validate=validate.Range(kind.minimum, kind.maximum)),
+    Boolean: lambda kind: Bool(),
+    Choice: lambda kind: fields.String(validate=validate.OneOf(kind.choices)),
+}
+
+
 def _match_end_field(name: str) -> fields.Field[Any]:
     """A match-end setting, read as its rule-set parameter is checked (one definition:
-    :class:`service.engine.rules.MatchEnd` and the parameters' ranges and choices)."""
-    p = PARAMS_BY_NAME[name]
-    if p.kind == "int":
-        return Int(validate=validate.Range(p.minimum, p.maximum))
-    if p.kind == "bool":
-        return Bool()
-    assert p.kind == "choice", p.kind
-    return fields.String(validate=validate.OneOf(p.choices))
+    :class:`service.engine.rules.MatchEnd` and the parameters' kinds)."""
+    kind = PARAMS_BY_NAME[name].kind
+    return _KIND_FIELDS[type(kind)](kind)
 
 
 # the settings a match may override, by their published names (engine.rules.MATCH_END_PARAMS)
