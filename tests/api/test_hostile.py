@@ -10,16 +10,8 @@ import requests
 
 from service.engine.rules import CATALOG
 from service.engine.selfplay import play_hand
-from tests.api.test_matches import append, auth, client, create  # noqa: F401
 from tests.engine.test_budget import AMPLIFICATION, AMPLIFICATION_CARDS
-from tests.ledger.backends import (  # noqa: F401
-    app,
-    cluster_url,
-    embedded_url,
-    free_port,
-    redis_url,
-    tracker,
-)
+from tests.ledger.backends import append_hand, create_match
 from tests.ledger.servers import Gunicorn
 
 NFC, NFD = "ren\u00e9", "rene\u0301"
@@ -34,11 +26,11 @@ def problem(r, status: int, code: str) -> dict:
     return body
 
 
-def test_the_amplification_body_is_refused(client):  # noqa: F811
-    body = problem(client.post("/v1/hands/analyze", json=AMPLIFICATION_BODY), 422,
+def test_the_amplification_body_is_refused(match_client):
+    body = problem(match_client.post("/v1/hands/analyze", json=AMPLIFICATION_BODY), 422,
                    "search-too-large")
     assert body["budget"] > 0 and body["title"] == "Search too large"
-    nl = client.post("/v1/hands/analyze", json=AMPLIFICATION_BODY, headers={"Accept-Language": "nl"})
+    nl = match_client.post("/v1/hands/analyze", json=AMPLIFICATION_BODY, headers={"Accept-Language": "nl"})
     assert "werk" in problem(nl, 422, "search-too-large")["detail"]
 
 
@@ -75,24 +67,24 @@ def _unfinished_record() -> dict:
     ({"deal": {"kim": ["2c"] * 13, "lou": ["2c"] * 13}}, "impossible-cards"),
     ({"players": ["kim", "kim"]}, "duplicate-player"),
 ])
-def test_a_malformed_record_is_422_not_500(client, change, code):  # noqa: F811
-    mid, token, _ = create(client)
-    problem(append(client, mid, token, {"record": _unfinished_record() | change}), 422, code)
+def test_a_malformed_record_is_422_not_500(match_client, change, code):
+    mid, token, _ = create_match(match_client)
+    problem(append_hand(match_client, mid, token, {"record": _unfinished_record() | change}), 422, code)
 
 
-def test_an_unfinished_record_is_not_appended(client):  # noqa: F811
-    mid, token, _ = create(client)
-    body = problem(append(client, mid, token, {"record": _unfinished_record()}), 422,
+def test_an_unfinished_record_is_not_appended(match_client):
+    mid, token, _ = create_match(match_client)
+    body = problem(append_hand(match_client, mid, token, {"record": _unfinished_record()}), 422,
                    "hand-not-finished")
     assert any(k.startswith("record.turns") for k in body["errors"])
-    assert client.get(f"/v1/matches/{mid}").get_json()["hands_played"] == 0
+    assert match_client.get(f"/v1/matches/{mid}").get_json()["hands_played"] == 0
 
 
 @pytest.mark.parametrize("seq", [2**31, 2**63, 2**64, 10**30])
-def test_huge_entry_numbers_are_404(client, seq):  # noqa: F811
-    mid, _, _ = create(client)
-    problem(client.get(f"/v1/matches/{mid}/hands/{seq}"), 404, "entry-not-found")
-    problem(client.get(f"/v1/matches/nosuchmatch0/hands/{seq}"), 404, "match-not-found")
+def test_huge_entry_numbers_are_404(match_client, seq):
+    mid, _, _ = create_match(match_client)
+    problem(match_client.get(f"/v1/matches/{mid}/hands/{seq}"), 404, "entry-not-found")
+    problem(match_client.get(f"/v1/matches/nosuchmatch0/hands/{seq}"), 404, "match-not-found")
 
 
 NOTATION = "text/vnd.kaluki.hand"
@@ -104,8 +96,8 @@ NOTATION = "text/vnd.kaluki.hand"
     "ruleset kaluki-hunt\nplayers ann bob\nturn \u00b2 ann\n",  # a digit int() refuses
     "ruleset kaluki-hunt\nplayers ann bob\nturn 0 ann\n  build " + "9" * 5000 + " 4h\n",
 ])
-def test_bad_notation_is_422(client, text):  # noqa: F811
-    r = client.post("/v1/hands/adjudicate", data=text.encode(), content_type=NOTATION)
+def test_bad_notation_is_422(match_client, text):
+    r = match_client.post("/v1/hands/adjudicate", data=text.encode(), content_type=NOTATION)
     problem(r, 422, "invalid-notation")
 
 
@@ -113,50 +105,50 @@ def test_bad_notation_is_422(client, text):  # noqa: F811
     {"card_values": {"ace": {"x": 1}}}, {"card_values": {"ace": [1]}}, {"jokers": [1]},
     {f"x{i}": i for i in range(2000)},
 ])
-def test_odd_overrides_are_422(client, overrides):  # noqa: F811
-    r = client.post("/v1/melds/validate", json={
+def test_odd_overrides_are_422(match_client, overrides):
+    r = match_client.post("/v1/melds/validate", json={
         "ruleset": {"base": "kaluki-hunt", "overrides": overrides}, "cards": ["7h", "8h", "9h"]})
     assert r.status_code == 422 and r.get_json()["code"] in ("invalid-parameter", "unknown-parameter")
 
 
-def test_turn_check_table_is_bounded(client):  # noqa: F811
-    r = client.post("/v1/turns/check", json={
+def test_turn_check_table_is_bounded(match_client):
+    r = match_client.post("/v1/turns/check", json={
         "ruleset": "kaluki-hunt", "table": [["7h", "8h", "9h"]] * 109, "hand": ["2c"],
         "turn": {"draw": {"from": "stock", "card": "3c"}, "discard": "3c"}})
     assert "table" in problem(r, 422, "validation-error")["errors"]
 
 
-def test_player_ids_are_normalised_everywhere(client):  # noqa: F811
-    r = client.post("/v1/hands/score", json={
+def test_player_ids_are_normalised_everywhere(match_client):
+    r = match_client.post("/v1/hands/score", json={
         "ruleset": "kaluki-hunt", "winner": NFD, "finish": "out",
         "players": [{"id": NFD, "cards": []}, {"id": "lou", "cards": ["Qs"]}]})
     assert r.status_code == 200 and r.get_json()["scores"][0]["id"] == NFC
-    problem(client.post("/v1/hands/score", json={
+    problem(match_client.post("/v1/hands/score", json={
         "ruleset": "kaluki-hunt", "winner": NFC, "finish": "out",
         "players": [{"id": NFC, "cards": []}, {"id": NFD, "cards": ["Qs"]}]}), 422,
         "duplicate-player")
-    problem(client.post("/v1/hands/score", json={
+    problem(match_client.post("/v1/hands/score", json={
         "ruleset": "kaluki-hunt", "winner": "ann\u202e", "finish": "out",
         "players": [{"id": "ann\u202e", "cards": []}, {"id": "lou", "cards": ["Qs"]}]}), 422,
         "invalid-player-id")
-    problem(client.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": [NFC, NFD]}),
+    problem(match_client.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": [NFC, NFD]}),
             422, "duplicate-player")
-    problem(client.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["  ", "lou"]}),
+    problem(match_client.post("/v1/matches", json={"ruleset": "kaluki-hunt", "players": ["  ", "lou"]}),
             422, "invalid-player-id")
-    mid, token, r = create(client, players=(NFD, "lou"))
+    mid, token, r = create_match(match_client, players=(NFD, "lou"))
     assert [s["player"] for s in r.get_json()["match"]["standings"]] == [NFC, "lou"]
     hand = {"score": {"winner": NFD, "finish": "out",
                       "players": [{"id": NFD, "cards": []}, {"id": "lou", "cards": ["Qs"]}]}}
-    r = append(client, mid, token, hand)
+    r = append_hand(match_client, mid, token, hand)
     assert r.status_code == 201, r.get_json()
     assert r.get_json()["scores"][0]["id"] == NFC
 
 
 
 
-def test_rule_set_descriptions_give_the_ranges(client):  # noqa: F811
-    d = client.get("/v1/rulesets/kaluki-51").get_json()["descriptions"]
+def test_rule_set_descriptions_give_the_ranges(match_client):
+    d = match_client.get("/v1/rulesets/kaluki-51").get_json()["descriptions"]
     assert d["jokers"].endswith("an integer from 0 to 16")  # SPEC §3.1: 4 decks + 10 jokers
     assert d["hand_size"].endswith("an integer from 1 to 20")
     assert d["ace"].endswith("one of high, low, high_or_low, around")
-    assert client.get("/problems/search-too-large").get_json()["title"]["en"] == "Search too large"
+    assert match_client.get("/problems/search-too-large").get_json()["title"]["en"] == "Search too large"

@@ -1,4 +1,5 @@
-"""Redis backends for the ledger tests: embedded, a real single Redis, and a Redis Cluster.
+"""Redis backends for the ledger tests: embedded, a real single Redis, and a Redis Cluster;
+and the match fixtures and helpers the match tests share (a pytest plugin: tests/conftest.py).
 
 The real Redis comes from ``TEST_REDIS_URL`` (or ``REDIS_URL``); its variant is
 skipped when neither is set or the server does not answer. The cluster is one
@@ -14,10 +15,15 @@ import os
 import socket
 import subprocess
 import time
+import uuid
 from contextlib import closing
+from typing import Any, NamedTuple
 
 import pytest
 import redis
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from service.app import create_app
 from service.ledger.embedded import ensure_server, redis_executable
@@ -102,13 +108,80 @@ def tracker(redis_url):
     t.cleanup()
 
 
+def ledger_app_for(redis_url: str, **config: object) -> Flask:
+    """An app whose ledgers live at ``redis_url``, signing with :data:`SIGNING_KEY`."""
+    return create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_url,
+                       "LEDGER_TTL_SECONDS": 3600, "LEDGER_SIGNING_KEY": SIGNING_KEY,
+                       # the machine's Redis keeps no AOF; these tests are not about that
+                       "ALLOW_VOLATILE_REDIS": True, **config})
+
+
 @pytest.fixture
-def app(redis_url, tracker):
-    app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": redis_url,
-                      "LEDGER_TTL_SECONDS": 3600, "LEDGER_SIGNING_KEY": SIGNING_KEY,
-                      # the machine's Redis keeps no AOF; these tests are not about that
-                      "ALLOW_VOLATILE_REDIS": True})
-    return app
+def ledger_app(redis_url, tracker) -> Flask:
+    return ledger_app_for(redis_url)
+
+
+@pytest.fixture
+def match_client(ledger_app, tracker) -> FlaskClient:
+    """A test client of :func:`ledger_app`, on every backend; the matches it creates through
+    :func:`create_match` are deleted after the test."""
+    c = ledger_app.test_client()
+    c.tracker = tracker  # type: ignore[attr-defined]
+    return c
+
+
+# -- match helpers: what the match tests of tests/api and tests/ledger share -----------------
+
+class Created(NamedTuple):
+    """A match :func:`create_match` made: its id, its token and the 201 answer."""
+
+    id: str
+    token: str
+    response: TestResponse
+
+    @property
+    def match(self) -> dict[str, Any]:
+        """The created match's state, as the answer gives it."""
+        return self.response.get_json()["match"]
+
+
+def create_match(client: FlaskClient, ruleset: str = "kaluki-hunt",
+                 players: tuple[str, ...] = ("kim", "lou"), **extra: object) -> Created:
+    """``POST /v1/matches`` (201 asserted); the match is deleted after the test."""
+    r = client.post("/v1/matches", json={"ruleset": ruleset, "players": list(players), **extra})
+    assert r.status_code == 201, r.get_json()
+    body = r.get_json()
+    client.tracker.ids.add(body["id"])  # type: ignore[attr-defined]
+    return Created(body["id"], body["token"], r)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def auth(token: str, key: str | None = None, **more: str) -> dict[str, str]:
+    """The headers of a write: the token, an idempotency key (a fresh one unless given)."""
+    return {**bearer(token), "Idempotency-Key": key or uuid.uuid4().hex, **more}
+
+
+def append_hand(client: FlaskClient, mid: str, token: str, body: dict[str, Any],
+                key: str | None = None, **headers: str) -> TestResponse:
+    """``POST /v1/matches/{mid}/hands`` with ``body`` (``{"score": ...}`` or
+    ``{"record": ...}``), as a write: the token and an idempotency key."""
+    return client.post(f"/v1/matches/{mid}/hands", json=body, headers=auth(token, key, **headers))
+
+
+def export_match(client: FlaskClient, mid: str, token: str) -> dict[str, Any]:
+    """``GET /v1/matches/{mid}/export`` (200 asserted): the signed export."""
+    r = client.get(f"/v1/matches/{mid}/export", headers=bearer(token))
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def score(winner: str, finish: str = "out", **held: list[str]) -> dict[str, Any]:
+    """A hand's ``score`` object: the winner, the finish, each player's cards left."""
+    return {"winner": winner, "finish": finish,
+            "players": [{"id": p, "cards": c} for p, c in held.items()]}
 
 
 def free_port() -> int:

@@ -18,7 +18,7 @@ import requests
 from service.app import create_app
 from service.ledger.chain import verify
 from service.ledger.store import LedgerStore, LedgerUnavailable, connect, keys
-from tests.ledger.backends import RedisClusterServers, ThrowawayRedis, cluster_url  # noqa: F401
+from tests.ledger.backends import RedisClusterServers, ThrowawayRedis
 from tests.ledger.servers import Gunicorn
 from tests.ledger.test_concurrency import hand_body
 
@@ -26,7 +26,7 @@ CREATE = {"ruleset": "kaluki-hunt", "players": ["kim", "lou"], "match_end": "goa
           "goal_points": 1_000_000}
 
 
-def test_any_node_url_gives_a_cluster_client(cluster_url):  # noqa: F811
+def test_any_node_url_gives_a_cluster_client(cluster_url):
     assert isinstance(connect(cluster_url), redis.RedisCluster)
     scheme = cluster_url.replace("redis://", "redis+cluster://")
     assert isinstance(connect(scheme), redis.RedisCluster)
@@ -39,7 +39,7 @@ def test_any_node_url_gives_a_cluster_client(cluster_url):  # noqa: F811
         assert len({probe.cluster("keyslot", k) for k in keys(mid)}) == 1
 
 
-def test_scripts_reload_on_a_master_that_lost_them(cluster_url):  # noqa: F811
+def test_scripts_reload_on_a_master_that_lost_them(cluster_url):
     """NOSCRIPT (a promoted replica, a restarted master) reloads the script and runs it."""
     store = LedgerStore(connect(cluster_url), 60, "redis")
     mid = f"noscript-{uuid.uuid4().hex[:12]}"
@@ -71,7 +71,7 @@ def _first_problem(app_client) -> tuple[int, dict, dict]:
     return r.status_code, r.get_json(), dict(r.headers)
 
 
-def test_redirect_is_503_not_500(cluster_url):  # noqa: F811
+def test_redirect_is_503_not_500(cluster_url):
     """A plain client on a node that does not own the slot gets MOVED: 503 ledger-unavailable."""
     app = create_app({"TESTING_NO_METRICS": True, "LEDGER_REDIS_URL": cluster_url})
     holder = app.extensions["kaluki_ledger"]

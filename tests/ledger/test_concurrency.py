@@ -15,7 +15,6 @@ import requests
 
 from service.ledger.chain import verify
 from service.ledger.service import rescore_export as rescore
-from tests.ledger.backends import cluster_url, embedded_url, redis_url, tracker  # noqa: F401
 from tests.ledger.servers import start_pair
 
 WRITERS = 32
@@ -31,7 +30,7 @@ def hand_body(i: int) -> dict:
 
 
 @pytest.fixture
-def servers(redis_url):  # noqa: F811
+def servers(redis_url):
     pair = start_pair(redis_url)
     yield pair
     for s in pair:
@@ -39,7 +38,7 @@ def servers(redis_url):  # noqa: F811
 
 
 @pytest.mark.slow
-def test_concurrent_writers_exactly_once(servers, tracker):  # noqa: F811
+def test_concurrent_writers_exactly_once(servers, tracker):
     base = [s.base for s in servers]
     r = requests.post(base[0] + "/v1/matches", json={
         "ruleset": "kaluki-hunt", "players": ["kim", "lou"], "match_hands": 10_000}, timeout=10)

@@ -10,7 +10,7 @@ import redis
 
 from service.app import create_app
 from service.ledger.durability import read_settings, risks
-from tests.ledger.backends import SIGNING_KEY, ThrowawayRedis, embedded_url  # noqa: F401
+from tests.ledger.backends import SIGNING_KEY, ThrowawayRedis
 
 
 def ready(url, **config):
@@ -68,7 +68,7 @@ def test_config_disabled_falls_back_to_info(tmp_path):
         server.stop()
 
 
-def test_embedded_default_is_durable(embedded_url):  # noqa: F811
+def test_embedded_default_is_durable(embedded_url):
     client = redis.Redis.from_url(embedded_url, decode_responses=True)
     assert client.config_get("save")["save"] == "60 1"  # the save point takes effect
     assert read_settings(client) == {"appendonly": "yes", "appendfsync": "everysec",

@@ -13,13 +13,12 @@ import uuid
 import pytest
 import requests
 
-from tests.ledger.backends import cluster_url, embedded_url, redis_url  # noqa: F401
 from tests.ledger.servers import start_pair
 from tests.ledger.test_concurrency import hand_body
 
 
 @pytest.fixture
-def pair(redis_url):  # noqa: F811
+def pair(redis_url):
     servers = start_pair(redis_url, threads=None, workers=2,
                          extra_env={"EVENTS_HEARTBEAT_SECONDS": "1"})
     yield servers

@@ -5,44 +5,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-import uuid
 from decimal import Decimal
 
 import pytest
 
 from service.ledger.chain import verify
-from tests.ledger.backends import (  # noqa: F401
-    app,
-    cluster_url,
-    embedded_url,
-    redis_url,
-    tracker,
-)
-
-
-@pytest.fixture
-def client(app, tracker):  # noqa: F811
-    c = app.test_client()
-    c.tracker = tracker
-    return c
+from tests.ledger.backends import auth, create_match, score
 
 
 def create(client, ruleset="kaluki-hunt", players=("kim", "lou"), **extra):
-    r = client.post("/v1/matches", json={"ruleset": ruleset, "players": list(players), **extra})
-    assert r.status_code == 201, r.get_json()
-    body = r.get_json()
-    client.tracker.ids.add(body["id"])
-    return body["id"], body["token"], body["match"]
-
-
-def auth(token, key=None, **more):
-    return {"Authorization": f"Bearer {token}", "Idempotency-Key": key or uuid.uuid4().hex,
-            **more}
-
-
-def score(winner, finish="out", **held):
-    return {"winner": winner, "finish": finish,
-            "players": [{"id": p, "cards": c} for p, c in held.items()]}
+    """A match: its id, its token and its state."""
+    mid, token, r = create_match(client, ruleset, players, **extra)
+    return mid, token, r.get_json()["match"]
 
 
 def append(client, mid, token, body, key=None):
@@ -362,13 +336,13 @@ def test_events_of_a_finished_match_then_finished_and_end(client):
         "finished"]  # the header wins over ?after
 
 
-def test_events_refusals(client, app):  # noqa: F811
+def test_events_refusals(client, ledger_app):
     problem(client.get("/v1/matches/AAAAAAAAAAAAAAAA/events"), 404, "match-not-found")
     mid, _, _ = create(client)
     problem(client.get(f"/v1/matches/{mid}/events", headers={"Last-Event-ID": "x1"}), 422,
             "invalid-cursor")
     problem(client.get(f"/v1/matches/{mid}/events?after=-1"), 422, "invalid-cursor")
-    hub = app.extensions["kaluki_events"]
+    hub = ledger_app.extensions["kaluki_events"]
     assert hub.open == 0  # the refused and the 404 streams gave their slots back
     hub.max_subscribers = 0
     r = client.get(f"/v1/matches/{mid}/events")
