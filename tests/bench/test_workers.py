@@ -44,3 +44,17 @@ def test_pooled_compares_models_within_each_run() -> None:
     assert workers.pick_winner(list(rows.values()))["model"] == "gevent 3"
     others = [r for r in rows.values() if not r["model"].startswith("gevent")]
     assert workers.pick_winner(others)["model"] == "gthread 2x2"
+
+
+def test_model_labels() -> None:
+    assert [workers.model_label(k, w, t) for k, w, t in (("sync", 2, 1), ("gthread", 2, 4))] \
+        == ["sync 2", "gthread 2x4"]
+    assert workers.model_label(*workers.WORKER_MODELS[-1]) == "gevent 3"
+
+
+def test_pooled_counts_only_runs_of_every_model() -> None:
+    """A run that measured one model only (a partial run) leaves the pool empty."""
+    history = [{"date": "partial", "model": "sync 2", "workers": 2, "threads": 1, "app": app,
+                "rps": 1000, "p50_ms": 4, "p99_ms": 10, "cpu_us": 300, "load1": 1}
+               for app in ("validate", "baseline")]
+    assert workers.pooled(history) == []
