@@ -19,7 +19,7 @@ a quiet machine before trusting either. gevent spends
 less CPU per request than gthread (no thread hand-off); its p99 under that load
 was far worse (hundreds of ms: one thread per worker competes for the cores with
 every other process), to be re-measured on a quiet machine (the bench's worker
-table now includes gevent 2 and 3, and bench.run.pick_winner picks among the
+table now includes gevent 2 and 3, and bench.workers.pick_winner picks among the
 models slow clients cannot starve). CPU-heavy requests block a gevent worker
 for their whole length: the solver's work budget (issue 14 item 2) is what keeps
 that short. Earlier measurements of the thread models (bench/RESULTS.md,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import hostile
-from bench.run import _keep
+from bench.report import _keep
 
 RESULT = {"date": "2026-12-01 09:00 UTC", "python": "3.11", "seconds_per_endpoint": 1.0,
           "errors": [], "rows": [

@@ -1,6 +1,6 @@
 """Run Debian's nginx with deploy/nginx/nginx.conf in front of a given upstream.
 
-Used by tests/deploy/test_nginx.py and bench/run.py. The committed config is used
+Used by tests/deploy/test_nginx.py and bench/measure.py. The committed config is used
 as it is, except for two lines it is made for: the address in the upstream's
 ``server`` line and the port in ``listen``. nginx runs in the foreground
 (``daemon off``) with its prefix, pid file and error log in a temporary
