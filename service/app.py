@@ -143,7 +143,7 @@ def _cors_for_browsers_only(app: Flask) -> None:
 
 
 def _require_json(app: Flask) -> None:
-    """A body sent as anything but JSON is 415 (SPEC §4)."""
+    """A body sent as anything but JSON is 415 (docs/api.md#errors-and-codes)."""
 
     @app.before_request
     def _check_media_type() -> None:

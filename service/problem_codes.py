@@ -1,4 +1,5 @@
-"""The problem codes: every error the service answers, one row per code (SPEC §4).
+"""The problem codes: every error the service answers, one row per code
+(docs/api.md#errors-and-codes).
 
 Flask-free: a row says the code's English title (translated by the catalogs in
 ``service/i18n``, msgctxt ``title``), its HTTP status (422 unless it says; ``also``: the

@@ -41,7 +41,7 @@ def ruleset_field() -> RuleSetField:
 
 class TableMeldField(FastField):
     """A table meld: its cards, or ``{"cards": [...], "closed": true}`` when its history
-    closed it (SPEC §5 "Legal next plays"; ``closed`` false is the cards alone)."""
+    closed it (docs/api.md#legal-next-plays; ``closed`` false is the cards alone)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         if type(value) is list and len(value) <= MAX_CARDS and all(type(x) is str for x in value):

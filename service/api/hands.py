@@ -1,4 +1,5 @@
-"""POST /v1/hands/score (SPEC §6) and POST /v1/hands/analyze (SPEC §5)."""
+"""POST /v1/hands/score (docs/api.md#end-of-hand-scoring) and POST /v1/hands/analyze
+(docs/api.md#analyzing-a-hand)."""
 
 from __future__ import annotations
 

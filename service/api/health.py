@@ -1,4 +1,4 @@
-"""Liveness and readiness probes (SPEC §8).
+"""Liveness and readiness probes (docs/api.md#probes).
 
 ``/readyz`` tells anonymous callers only ``status`` and a ``reason`` (or, when
 ready, ``notes`` such as an accepted volatile Redis), with every path, URL and

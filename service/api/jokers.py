@@ -1,4 +1,5 @@
-"""POST /v1/jokers/release (SPEC §3 joker release, §5)."""
+"""POST /v1/jokers/release (docs/api.md#joker-release,
+docs/api.md#rulings-200-with-valid--legal)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""POST /v1/melds/validate, /v1/melds/opening, /v1/melds/build (SPEC §2, §5)."""
+"""POST /v1/melds/validate, /v1/melds/opening, /v1/melds/build (docs/api.md#melds,
+docs/api.md#rulings-200-with-valid--legal)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RFC 9457 problem details: every error the service returns (SPEC §4).
+"""RFC 9457 problem details: every error the service returns (docs/api.md#errors-and-codes).
 
 A problem has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``;
 schema failures add ``errors`` (field → messages). Titles and details are

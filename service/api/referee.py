@@ -1,4 +1,5 @@
-"""POST /v1/hands/adjudicate and POST /v1/turns/check (SPEC §5): the hand referee.
+"""POST /v1/hands/adjudicate and POST /v1/turns/check (docs/api.md#the-hand-record,
+docs/api.md#checking-one-turn): the hand referee.
 
 Thin: reading bodies and rendering rulings. Every rule lives in
 :mod:`service.engine.referee`.
@@ -269,7 +270,7 @@ def _steps_asked() -> bool:
 
 
 def _view_asked() -> tuple[str | None, bool]:
-    """``?view=P`` and ``?spectator=true`` (SPEC §5 "Views"): not both."""
+    """``?view=P`` and ``?spectator=true`` (docs/api.md#views): not both."""
     if not request.environ.get("QUERY_STRING"):
         return None, False
     view = request.args.get("view")
@@ -327,7 +328,7 @@ def check_turn(args: dict[str, Any]) -> Response:
     return json_response(render_turn_check(rulings.check_turn(_turn_request(args))))
 
 
-# -- legal next plays (SPEC §5 "Legal next plays: POST /v1/turns/options") -------------------
+# -- legal next plays (docs/api.md#legal-next-plays) -------------------
 
 class TurnOptionsSchema(TurnCheckSchema):
     turn = fields.Dict(load_default=dict, metadata={**_TURN, "description": (

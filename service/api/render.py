@@ -143,7 +143,7 @@ def render_hand(player: str, cards: Sequence[Card], shown: frozenset[str] | None
 def render_state(state: HandState, table: Sequence[Shown],
                  shown: frozenset[str] | None = None) -> dict[str, Any]:
     """A hand's state (its ``table`` shown); ``shown``: the players whose cards the view
-    shows (SPEC §5 "Views")."""
+    shows (docs/api.md#views)."""
     return {"table": [render_meld(x) for x in table],
             "hands": [render_hand(p, cards, shown) for p, cards in state.hands],
             "stock_count": state.stock_count, "discard_top": _card(state.discard_top),
@@ -183,8 +183,9 @@ def _hide_stock(v: Violation) -> Violation:
 
 def render_played(turn: dict[str, Any], shown: frozenset[str] | None) -> dict[str, Any]:
     """A step's ``played`` turn as a view shows it: another player's stock draw without its
-    card, another caller's penalty cards left out as that draw's card is (SPEC §3.1: they
-    are private cards), and no restock order (the stock's order is nobody's to see)."""
+    card, another caller's penalty cards left out as that draw's card is
+    (docs/api.md#contract-rule-sets: they are private cards), and no restock order (the stock's
+    order is nobody's to see)."""
     if shown is None:
         return turn
     out = dict(turn)

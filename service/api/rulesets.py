@@ -1,4 +1,4 @@
-"""GET /v1/rulesets, GET /v1/rulesets/{name}: the catalog (SPEC §3)."""
+"""GET /v1/rulesets, GET /v1/rulesets/{name}: the catalog (docs/api.md#the-catalog)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""GET /v1/violations: every violation code a ruling may cite (SPEC §4)."""
+"""GET /v1/violations: every violation code a ruling may cite
+(docs/api.md#rulings-200-with-valid--legal)."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ STRINGS: dict[str, str] = {
     "cards-count": N_("{n} cards", "console"),
     "card-count-1": N_("1 card", "console"),
     "opened": N_("opened", "console"),
-    # contract rule sets (SPEC §3.1)
+    # contract rule sets (docs/api.md#contract-rule-sets)
     "down": N_("down", "console"),
     "calls-made": N_("{count} call(s)", "console"),
     "call-granted": N_("{player} calls the discard: granted", "console"),

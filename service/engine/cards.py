@@ -1,4 +1,4 @@
-"""Cards and their notation (SPEC §1).
+"""Cards and their notation (docs/api.md#cards).
 
 A card is written rank then suit: ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` is
 accepted for ``T``), suits ``c d h s`` (``♣ ♦ ♥ ♠`` accepted), case-insensitive.
@@ -46,7 +46,7 @@ class CardError(EngineError):
 
 
 class InvalidCard(CardError):
-    """Text that is not a card in SPEC §1 notation."""
+    """Text that is not a card in the notation of docs/api.md#cards."""
 
     def __init__(self, text: object, reason: str) -> None:
         self.text = text
@@ -230,7 +230,7 @@ def format_cards(cards: Iterable[Card | MeldCard]) -> list[str]:
 
 def check_deck(cards: Iterable[Card], decks: int, jokers: int) -> None:
     """Raise :class:`ImpossibleCards` if the cards cannot all come from one deck
-    of ``decks`` × 52 cards plus ``jokers`` jokers (SPEC §1, ``impossible-cards``)."""
+    of ``decks`` × 52 cards plus ``jokers`` jokers (docs/api.md#cards, ``impossible-cards``)."""
     cards = list(cards)
     texts = [c.text for c in cards]  # a card's text is its identity, and hashes fast
     if min(decks, jokers) >= 1 and len(set(texts)) == len(texts):

@@ -1,4 +1,4 @@
-"""Contracts: going down in a contract rule set (SPEC §3.1, Jamaican Kalooki).
+"""Contracts: going down in a contract rule set (docs/api.md#contract-rule-sets, Jamaican Kalooki).
 
 Deal ``k`` of a contract rule set has the contract ``contracts[k-1]``, a string of
 digits: each ``3`` one *three* (a set), each ``4`` one *four* (a run). Going down
@@ -93,10 +93,10 @@ def _meets(readings: Sequence[Meld], rules: RuleSet, need: tuple[int, int]) -> b
 
 def lay(melds: Sequence[Sequence[str | Card | MeldCard]], rules: RuleSet, round: int,
         kinds: Sequence[str | None] | None = None) -> LayRuling:
-    """Rule on going down in ``round`` (SPEC §3.1): every meld legal (its own codes, with
-    ``meld``: its index), exactly the contract's threes and fours (``contract-not-met``),
-    distinct ranks and suits under ``contract_distinct``. A meld that reads both as a
-    three and a four (or as two runs) without its ``kind`` is read the way that meets
+    """Rule on going down in ``round`` (docs/api.md#contract-rule-sets): every meld legal (its own
+    codes, with ``meld``: its index), exactly the contract's threes and fours
+    (``contract-not-met``), distinct ranks and suits under ``contract_distinct``. A meld that reads
+    both as a three and a four (or as two runs) without its ``kind`` is read the way that meets
     the contract, if any does. :class:`.rules.InvalidRound` for a round the rule set
     does not have."""
     contract = rules.contract_text(round)

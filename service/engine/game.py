@@ -1,4 +1,4 @@
-"""The game: one hand of Kaluki as a state that takes actions (SPEC §3, §5).
+"""The game: one hand of Kaluki as a state that takes actions (docs/api.md#the-hand-record).
 
 A :class:`Game` is built from a rule set, the players (in turn order), their
 dealt hands and, optionally, the stock (top first) and the discard pile (top
@@ -16,7 +16,7 @@ last). Every action the rules know has three methods, the way pokerkit's
 The actions are :meth:`~Game.restock`, :meth:`~Game.draw`,
 :meth:`~Game.meld`, :meth:`~Game.build`, :meth:`~Game.release`,
 :meth:`~Game.open` (the opening melds are counted), :meth:`~Game.go_out` and
-:meth:`~Game.discard`; in a contract rule set (SPEC §3.1) also
+:meth:`~Game.discard`; in a contract rule set (docs/api.md#contract-rule-sets) also
 :meth:`~Game.call` (before the draw), :meth:`~Game.lay` (going down: the
 round's contract, which replaces the opening) and :meth:`~Game.shift` (a run's
 joker moved to its end). :meth:`Game.replay` rebuilds the same state from an
@@ -248,7 +248,7 @@ class GameState:
     taken: Card | None  # the card taken from the discard pile this turn
     opening_points: int
     jokers_pending: int
-    round: int | None = None  # a contract rule set's deal (SPEC §3.1)
+    round: int | None = None  # a contract rule set's deal (docs/api.md#contract-rule-sets)
     calls_made: tuple[tuple[str, int], ...] = ()  # granted calls this deal, in seat order
     called: bool | None = None  # this turn's call: granted, refused, None (none)
 
@@ -292,9 +292,9 @@ class Game:
     ``table``, ``opened`` and ``laid_before`` start a game in the middle of a hand:
     the melds already on the table, the players who have opened, and those who
     built or released in an earlier turn without opening (then going out is
-    ``out``, not special: SPEC §3).
+    ``out``, not special: docs/api.md#special-wins).
 
-    In a contract rule set (SPEC §3.1) ``round`` (1-based) picks the contract;
+    In a contract rule set (docs/api.md#contract-rule-sets) ``round`` (1-based) picks the contract;
     *opened* means *down* (the contract laid). ``calls_made`` gives each player's
     granted calls so far this deal, ``discarded_by`` who discarded the discard
     pile's top card (None: nobody, the pile's first card), ``deck`` the
@@ -346,7 +346,8 @@ class Game:
         self._actor = p
         self._hand = self._hands[p]
         self._phase = _DRAW
-        self._fresh = p not in self._laid  # a special win needs nothing laid before (SPEC §3)
+        # a special win needs nothing laid before (docs/api.md#special-wins)
+        self._fresh = p not in self._laid
         self._opening_points = 0
         self._taken: Card | None = None
         self._pickup_laid = False
@@ -389,7 +390,7 @@ class Game:
         return other
 
     def legal_actions(self) -> list[Option]:
-        """Every legal next play at this point of the turn (SPEC §5 "Legal next plays"):
+        """Every legal next play at this point of the turn (docs/api.md#legal-next-plays):
         :func:`.options.legal_actions`."""
         from .options import legal_actions
         return legal_actions(self)
@@ -590,8 +591,9 @@ class Game:
         return None
 
     def _not_down(self, cards: Sequence[MeldCard], kind: str | None) -> Violation:
-        """A meld of a player not yet down: the contract is not met (SPEC §3.1), naming
-        what the meld makes against what the contract needs."""
+        """A meld of a player not yet down: the contract is not met
+        (docs/api.md#contract-rule-sets), naming what the meld makes against what the contract
+        needs."""
         assert self._round is not None
         read = m.validate(cards, self.rules, kind).meld
         threes, fours = contracts.counts([read] if read is not None else [])
@@ -798,7 +800,8 @@ class Game:
         if phase is _OVER or phase is _DRAW:
             return self._play_phase(), None
         if self._contract is not None:
-            if self._actor not in self._opened:  # before going down: the lay, no meld (SPEC §3.1)
+            # before going down: the lay, no meld (docs/api.md#contract-rule-sets)
+            if self._actor not in self._opened:
                 return self._not_down(cards, kind), None
             if not self.rules.melds_after_contract:
                 return _v("contract-extra-meld", contract=self.contract), None
@@ -847,7 +850,8 @@ class Game:
         if not 0 <= meld < len(self._table):
             return _v("no-such-meld", meld=meld), None
         if self._contract is not None and self._actor not in self._opened:
-            return _v("build-before-opening"), None  # going down is the opening (SPEC §3.1)
+            # going down is the opening (docs/api.md#contract-rule-sets)
+            return _v("build-before-opening"), None
         naturals = [pl.token.card for pl in cards]
         v = self._need(naturals)
         if v is not None:
@@ -929,8 +933,8 @@ class Game:
     def verify_call(self, caller: str, granted: bool,
                     penalty: Sequence[Card] | None = None) -> Violation | None:
         """May ``caller`` call the discard pile's top card at the start of this turn
-        (SPEC §3.1); ``granted`` says whether the player to move let them. A granted
-        caller also takes ``call_penalty_cards`` from the stock, named in ``penalty``
+        (docs/api.md#contract-rule-sets); ``granted`` says whether the player to move let them. A
+        granted caller also takes ``call_penalty_cards`` from the stock, named in ``penalty``
         (which may be left out when the stock's order is known)."""
         phase = self._phase
         if phase is _OVER:
@@ -1005,7 +1009,7 @@ class Game:
     def call(self, caller: str, granted: bool, penalty: Sequence[Card] | None = None) -> Calling:
         """Granted: ``caller`` takes the discard pile's top card and the penalty cards, and
         the player to move must then draw from the stock. Refused: the player to move must
-        take that card (SPEC §3.1)."""
+        take that card (docs/api.md#contract-rule-sets)."""
         v = self.verify_call(caller, granted, penalty)
         if v is not None:
             raise IllegalPlay(v)
@@ -1053,7 +1057,7 @@ class Game:
 
     def verify_lay(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]) -> Violation | None:
         """May the player go down with ``melds`` (each ``(cards, kind)``): exactly the
-        round's contract, once per deal (SPEC §3.1)."""
+        round's contract, once per deal (docs/api.md#contract-rule-sets)."""
         return self._check_lay(melds)[0]
 
     def can_lay(self, melds: Sequence[tuple[Sequence[MeldCard], str | None]]) -> bool:
@@ -1167,7 +1171,8 @@ class Game:
 
     def play(self, play: Play) -> None:
         """Do one recorded play (a hand record's ``plays`` entry): a meld is laid toward the
-        opening, which is counted at the first play that is not a meld (SPEC §3)."""
+        opening, which is counted at the first play that is not a meld
+        (docs/api.md#rule-sets-and-overrides: ``opening_min_points``)."""
         if isinstance(play, MeldPlay):
             self.meld(play.cards, play.kind)
             return

@@ -1,4 +1,4 @@
-"""Match standings and match end (SPEC §7): pure rules, no storage.
+"""Match standings and match end (docs/api.md#match-ledgers): pure rules, no storage.
 
 A match is a sequence of ledger events (scored hands and buy-ins) folded over
 a :class:`MatchState`. The same fold runs when a hand is appended and when an
@@ -18,8 +18,8 @@ How a match ends (``match_end``):
   the one buying in (``kaluki-uk``: once, and 3, so the first player out of a
   three-player game may come back but head-to-head never allows one).
 * ``hands``: the match ends after ``match_hands`` hands.
-* ``contracts`` (SPEC §3.1): one hand per contract, each appended as the next round
-  (its ``round`` one more than the hands entered so far, else ``wrong-round``); the
+* ``contracts`` (docs/api.md#contract-rule-sets): one hand per contract, each appended as the next
+  round (its ``round`` one more than the hands entered so far, else ``wrong-round``); the
   match ends after the last round, the lowest total penalty wins, and on a tie
   ``winner`` is null and ``co_winners`` lists the tied players.
 
@@ -52,7 +52,7 @@ from .violations import Violation
 
 
 class MatchStatus(StrEnum):
-    """A match is in progress until its match-end rule finishes it (SPEC §7)."""
+    """A match is in progress until its match-end rule finishes it (docs/api.md#match-ledgers)."""
 
     IN_PROGRESS = "in_progress"
     FINISHED = "finished"
@@ -115,10 +115,11 @@ class MatchState:
     status: str = IN_PROGRESS
     winner: str | None = None
     co_winners: tuple[str, ...] = ()
-    # (hand seq, seq of its latest correction), by hand seq (SPEC §7.1 corrected_by)
+    # (hand seq, seq of its latest correction), by hand seq (docs/api.md#scorekeeping corrected_by)
     corrected: tuple[tuple[int, int], ...] = ()
     voided_rounds: int = 0
-    """Contract matches: rounds whose hand was voided (each used its deal, SPEC §3.1)."""
+    """Contract matches: rounds whose hand was voided (each used its deal,
+    docs/api.md#contract-rule-sets)."""
 
     @property
     def rounds_dealt(self) -> int:
@@ -188,8 +189,8 @@ def _finish(state: MatchState, contenders: Sequence[Standing]) -> MatchState:
 
 
 def provisional_winners(state: MatchState, end: MatchEnd) -> list[str]:
-    """The winner(s) of the match, or of the match if it ended now (SPEC §7.1 settlement
-    in progress): by the tie rule over every player (goal, hands), or over the players
+    """The winner(s) of the match, or of the match if it ended now (docs/api.md#scorekeeping
+    settlement in progress): by the tie rule over every player (goal, hands), or over the players
     still in (elimination: least penalty, then most points, then most hands won)."""
     if state.status == FINISHED:
         return [state.winner] if state.winner is not None else list(state.co_winners)
@@ -213,7 +214,7 @@ def apply_hand(state: MatchState, end: MatchEnd, winner: str,
     """Add one scored hand ``(player, points, penalty)`` and settle the match end.
 
     The hand must be played by exactly the players still in the match; a ``round``
-    (contract matches, SPEC §3.1) must be the next one (else ``wrong-round``).
+    (contract matches, docs/api.md#contract-rule-sets) must be the next one (else ``wrong-round``).
     """
     _require_open(state)
     _check_round(state, round)
@@ -244,7 +245,8 @@ def _check_round(state: MatchState, round: int | None) -> None:
 
 def void_round(state: MatchState, end: MatchEnd, round: int | None = None) -> MatchState:
     """A contract round whose hand was voided: it scored nothing but used its deal, so the
-    next hand is the round after it and the match may end with it (SPEC §3.1)."""
+    next hand is the round after it and the match may end with it
+    (docs/api.md#contract-rule-sets)."""
     _require_open(state)
     _check_round(state, round)
     return _settle(replace(state, voided_rounds=state.voided_rounds + 1), end)
@@ -316,7 +318,7 @@ def apply_buy_in(state: MatchState, end: MatchEnd, player: str) -> MatchState:
 # -- ledger entries: scoring a hand's input, re-scoring a whole ledger ----------------------
 
 class EntryType(StrEnum):
-    """What a ledger entry is (SPEC §7, §7.1)."""
+    """What a ledger entry is (docs/api.md#match-ledgers, docs/api.md#scorekeeping)."""
 
     HAND = "hand"
     BUY_IN = "buy-in"
@@ -354,7 +356,7 @@ class ScoredHand:
     winner: str
     finish: str
     score: HandScore
-    round: int | None = None  # a contract match's round (SPEC §3.1)
+    round: int | None = None  # a contract match's round (docs/api.md#contract-rule-sets)
 
     @property
     def deltas(self) -> list[tuple[str, int, int]]:
@@ -407,7 +409,7 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
     return ScoredHand(result.winner, result.finish, result.score, round_)
 
 
-# -- typed ledger events and corrections (SPEC §7.1) -----------------------------------------
+# -- typed ledger events and corrections (docs/api.md#scorekeeping) ----------------------------
 
 @dataclass(frozen=True, slots=True)
 class HandEvent:
@@ -419,7 +421,7 @@ class HandEvent:
     finish: str = "out"
     special: bool = False
     round: int | None = None
-    """Contract matches (SPEC §3.1): the round it was dealt in."""
+    """Contract matches (docs/api.md#contract-rule-sets): the round it was dealt in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,8 +507,8 @@ def fold_events(players: Sequence[str], end: MatchEnd, events: Sequence[Event]) 
     from the start. An event the folded match cannot take raises :class:`ReplayError`
     naming its seq (for a corrected hand, the original hand's seq).
 
-    In a contract match (SPEC §3.1) a voided hand still used its deal: the next hand is
-    the round after it, and the match ends after the last round dealt; a correction keeps
+    In a contract match (docs/api.md#contract-rule-sets) a voided hand still used its deal: the next
+    hand is the round after it, and the match ends after the last round dealt; a correction keeps
     the corrected hand's round."""
     state = new_state(players)
     slots: dict[int, HandEvent | BuyInEvent | None] = {}

@@ -1,4 +1,4 @@
-"""Melds: sets and runs, with jokers (SPEC §2).
+"""Melds: sets and runs, with jokers (docs/api.md#melds).
 
 A **set** is ``set_min``..``set_max`` cards of one rank, of different suits when
 ``set_distinct_suits``; jokers fill missing suits. A **run** is ``run_min`` or
@@ -153,8 +153,8 @@ def as_tokens(cards: Sequence[str | Card | MeldCard]) -> list[MeldCard]:
 
 def run_card_value(value: int, rules: RuleSet, suit: str | None = None) -> int:
     """A run card's value: an ace at the low end counts ``ace_low_value``; in a contract
-    rule set (SPEC §3.1) an ace counts by its colour wherever it stands (``suit``: the
-    run's; ``card_values.ace_red`` for red aces)."""
+    rule set (docs/api.md#contract-rule-sets) an ace counts by its colour wherever it stands
+    (``suit``: the run's; ``card_values.ace_red`` for red aces)."""
     rank = rank_of_value(value)
     if rank == ACE:
         if value == 1 and not rules.is_contract:
@@ -368,7 +368,7 @@ def _diagnose_run(tokens: Tokens, suit: str, rules: RuleSet) -> Violation:
 
 def validate(cards: Sequence[str | Card | MeldCard], rules: RuleSet, kind: str | None = None) -> MeldRuling:
     """Rule on a meld. Without ``kind`` every legal reading counts: the one with the
-    most points is the meld, the rest are ``alternatives`` (SPEC §2)."""
+    most points is the meld, the rest are ``alternatives`` (docs/api.md#melds)."""
     tokens = as_tokens(cards)
     if not tokens:
         return MeldRuling(False, violations=(Violation("meld-empty"),))
@@ -425,7 +425,8 @@ def _why_not(tokens: Tokens, set_v: object, run_v: object, kind: str | None) -> 
 def is_closed(meld: Meld, rules: RuleSet) -> bool:
     """No joker can ever be released from this meld as it lies (False for a meld without
     jokers): :func:`release` itself, the rule that rules on a release, refuses every lay of
-    naturals that could free one (issue 19; SPEC §2 ``closed``, §3 joker release).
+    naturals that could free one (issue 19; docs/api.md#melds ``closed``,
+    docs/api.md#joker-release).
 
     The lays asked are every lay that could count, up to the suits' symmetry: a run's joker
     can only be freed by the card it stands for; a set's by 1 to ``max(4, jokers)``
@@ -480,7 +481,8 @@ def _card(rank: int, suit: str) -> Card:
 
 @dataclass(frozen=True, slots=True)
 class Placed:
-    """A card to build onto a run, optionally at a named end (SPEC §5 ``{"card", "end"}``)."""
+    """A card to build onto a run, optionally at a named end
+    (docs/api.md#rulings-200-with-valid--legal: ``{"card", "end"}``)."""
 
     token: MeldCard
     end: str | None = None  # "low" | "high" | None (high when both fit)
@@ -495,7 +497,8 @@ class BuildRuling:
 
 def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = True) -> BuildRuling:
     """Add cards to a meld on the table: a set takes naturals of missing suits (and
-    jokers) up to ``set_max``; a run takes cards at either end (SPEC §5 build).
+    jokers) up to ``set_max``; a run takes cards at either end
+    (docs/api.md#rulings-200-with-valid--legal).
 
     The order the cards are listed in never changes the ruling or the resulting meld
     (issue 19): a run's placements are searched by :func:`_build_run`, a set's cards
@@ -544,9 +547,9 @@ def _grow_set(meld: SetMeld, p: Placed, rules: RuleSet) -> SetMeld | None:
 # rank, so each natural (and each joker that names its card) has at most one place in
 # it, and the undeclared jokers fill the places left: a window decides the resulting
 # run. Which windows can the cards reach, taken one at a time in some order, each going
-# high when it fits both ends (SPEC §5)? A card goes low only when at that moment it
-# does not fit high: for an undeclared joker only once the high end is complete and can
-# grow no further (Q-K-A, say); for a natural (or a declared joker) only while the
+# high when it fits both ends (docs/api.md#rulings-200-with-valid--legal)? A card goes low only when
+# at that moment it does not fit high: for an undeclared joker only once the high end is complete
+# and can grow no further (Q-K-A, say); for a natural (or a declared joker) only while the
 # place above the high end is not its rank (it can be, once: the ace above a K-high end
 # is the ace below a 2). :func:`_reachable` decides that for a window in one pass.
 # The search tries the windows of ``a + b`` cards, most cards first, stopping at the first
@@ -574,7 +577,8 @@ def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildR
         found = [w for b in range(total, -1, -1)
                  if need["low"][total - b] + need["high"][b] <= jokers
                  and (w := _window(meld, added, pool, total - b, b, rules)) is not None]
-        # the most points, then the cards placed highest (SPEC §5; issue 19)
+        # the most points, then the cards placed highest (docs/api.md#rulings-200-with-valid--legal;
+        # issue 19)
         found.sort(key=lambda w: (-w[0].points, -w[0].end))
         for grown, used in found:
             if not _legal_run(grown, rules):
@@ -664,13 +668,14 @@ def _window(meld: RunMeld, added: Sequence[Placed], pool: _Pool, a: int, b: int,
 def _reachable(low: Sequence[tuple[Placed, int]], hi: int, b: int, mode: AceMode,
                top_joker: Sequence[bool] = (), jokers_apart: bool = False) -> bool:
     """Whether the cards below the run (from the table run outwards) can each be laid
-    at the low end at a moment it does not fit the high end (else it goes high, SPEC
-    §5), the ``b`` cards above being laid in between (they always fit high). ``j``
-    counts the high places filled when the next low card is laid: it never goes down,
+    at the low end at a moment it does not fit the high end (else it goes high,
+    docs/api.md#rulings-200-with-valid--legal), the ``b`` cards above being laid in between
+    (they always fit high). ``j`` counts the high places filled when the next low card is
+    laid: it never goes down,
     so the earliest moment that works for each card is the one to take.
     ``top_joker[j]``: whether the run's top card is a joker once ``j`` high places are
-    filled; with ``jokers_apart`` (``run_jokers_adjacent`` false, SPEC §3.1) a joker does
-    not fit above a joker, so it goes low then."""
+    filled; with ``jokers_apart`` (``run_jokers_adjacent`` false,
+    docs/api.md#contract-rule-sets) a joker does not fit above a joker, so it goes low then."""
     j = 0
     for p, _v in low:
         if p.end == "low":
@@ -727,7 +732,7 @@ class ReleaseRuling:
 
 
 def release(meld: Meld, laid: Sequence[Card], rules: RuleSet, opened: bool = True) -> ReleaseRuling:
-    """Lay naturals on a table meld to free its jokers (SPEC §3, joker release)."""
+    """Lay naturals on a table meld to free its jokers (docs/api.md#joker-release)."""
     def no(v: Violation) -> ReleaseRuling:
         return ReleaseRuling(False, 0, meld, (v,))
 
@@ -746,7 +751,8 @@ def _release_run(meld: RunMeld, laid: Sequence[Card], rules: RuleSet) -> Release
     if rules.release_run == ReleaseRunMode.NEVER:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
                                                         {"reason": "jokers never leave a run"}),))
-    if meld.locked:  # closed by its history, as a table meld may say (SPEC §5)
+    # closed by its history, as a table meld may say (docs/api.md#checking-one-turn)
+    if meld.locked:
         return ReleaseRuling(False, 0, meld, (Violation("joker-not-releasable",
                                                         {"reason": "this run is closed"}),))
     cards = list(meld.cards)
@@ -849,7 +855,7 @@ def table_meld(cards: Sequence[str | Card | MeldCard], rules: RuleSet) -> Meld:
     return ruling.meld
 
 
-# -- which cards come from one deck, per request (SPEC §1 ``impossible-cards``) ----------
+# -- which cards come from one deck, per request (docs/api.md#cards ``impossible-cards``) ----------
 
 def validate_deck(tokens: Tokens) -> list[Card]:
     """A meld ruled on alone (``/melds/validate``, a table meld): its own cards."""

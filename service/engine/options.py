@@ -1,4 +1,4 @@
-"""Legal next plays: what the player to move may do now (SPEC §5 "Legal next plays").
+"""Legal next plays: what the player to move may do now (docs/api.md#legal-next-plays).
 
 :func:`legal_actions` answers, for a :class:`.game.Game` at any point of a turn, every
 play that may come next, in the spirit of OpenSpiel's ``LegalActions()``: one call,
@@ -30,7 +30,7 @@ The kinds, one function each (a new kind of play is one more function):
 * :func:`discard_options`: every discard that ends the turn legally (the turn's duties:
   the card taken from the pile, released jokers, the opening threshold).
 
-In a contract rule set (SPEC §3.1) also:
+In a contract rule set (docs/api.md#contract-rule-sets) also:
 
 * :func:`callers`: before the draw, the players who may call the discard pile's top card
   now (``/turns/options``'s top-level ``callers``; a call is not an option: the caller is
@@ -47,7 +47,7 @@ where ``joker_discard`` is false, and a down player draws no discard where
 ``discard_after_down`` is false (the game's verify methods say so).
 
 The listing looks one play ahead: a play is listed when the turn is legal after it,
-even if no legal end remains (SPEC §5).
+even if no legal end remains (docs/api.md#legal-next-plays).
 
 >>> from service.engine.cards import parse_cards
 >>> from service.engine.rules import CATALOG
@@ -118,9 +118,9 @@ _DRAW, _OPENING, _OUT, _OVER = Phase.DRAW, Phase.OPENING, Phase.OUT, Phase.OVER
 
 
 def turn_phase(game: Game, turn_start: int | None = None) -> TurnPhase:
-    """Where the turn stands, in SPEC's words: ``draw`` before the draw, ``play`` after it,
-    ``ended`` once the hand is over or (``turn_start`` given) the turn that started at
-    game turn ``turn_start`` has ended with its discard."""
+    """Where the turn stands, in the words of docs/api.md#legal-next-plays: ``draw`` before the
+    draw, ``play`` after it, ``ended`` once the hand is over or (``turn_start`` given) the turn that
+    started at game turn ``turn_start`` has ended with its discard."""
     if game.phase is _OVER or (turn_start is not None and game.turn != turn_start):
         return "ended"
     return "draw" if game.phase is _DRAW else "play"
@@ -205,8 +205,8 @@ def draw_options(game: Game, work: Work | None = None) -> list[Option]:
 
 
 def callers(game: Game) -> list[str]:
-    """The players who may call the discard pile's top card now (SPEC §3.1; phase ``draw``,
-    before this turn's call): each one's call, granted or refused, put to
+    """The players who may call the discard pile's top card now (docs/api.md#contract-rule-sets;
+    phase ``draw``, before this turn's call): each one's call, granted or refused, put to
     :meth:`.game.Game.verify_call`; [] outside contract rule sets' draw phase."""
     if game.round is None or game.phase is not _DRAW or game.called is not None:
         return []
@@ -334,7 +334,9 @@ def meld_options(game: Game, work: Work | None = None) -> list[Option]:
     rules = game.rules
     if game.round is not None and (game.actor not in game.opened
                                    or not rules.melds_after_contract):
-        return []  # contract-not-met before going down, contract-extra-meld after (SPEC §3.1)
+        # contract-not-met before going down, contract-extra-meld after
+        # (docs/api.md#contract-rule-sets)
+        return []
     work = work if work is not None else Work(WORK_BUDGET)
     hand, jokers = work.hand(game)
     size = game.cards_left
@@ -461,9 +463,9 @@ def release_options(game: Game, work: Work | None = None) -> list[Option]:
 
 
 def lay_options(game: Game, work: Work | None = None) -> list[Option]:
-    """Contract rule sets (SPEC §3.1), phase ``play``, a player not yet down: the lay that
-    meets the round's contract with the most cards (then the most points), if any. A lay
-    of every card held that may not end the hand (``final_discard`` required) gives way
+    """Contract rule sets (docs/api.md#contract-rule-sets), phase ``play``, a player not yet down:
+    the lay that meets the round's contract with the most cards (then the most points), if any. A
+    lay of every card held that may not end the hand (``final_discard`` required) gives way
     to the best lay that keeps one card back."""
     if game.round is None or game.phase in (_DRAW, _OVER) or game.actor is None:
         return []
@@ -560,8 +562,9 @@ KINDS = (draw_options, lay_options, meld_options, build_options, shift_options, 
 
 
 def legal_actions(game: Game, work: Work | None = None) -> list[Option]:
-    """Every legal next play of the player to move (SPEC §5); [] once the hand is over.
-    Raises :class:`.solver.SearchTooLarge` past ``work``'s budget (default: the solver's)."""
+    """Every legal next play of the player to move (docs/api.md#legal-next-plays); [] once the hand
+    is over. Raises :class:`.solver.SearchTooLarge` past ``work``'s budget (default: the
+    solver's)."""
     if game.phase is _OVER:
         return []
     if game.phase is _DRAW:

@@ -1,4 +1,4 @@
-"""Hand records: their types and their JSON form (SPEC §5, hand record).
+"""Hand records: their types and their JSON form (docs/api.md#the-hand-record).
 
 A *hand record* names a rule set, the players (in turn order), the deal and,
 optionally, the stock (top first) and the starting discard pile (top last),
@@ -49,14 +49,15 @@ class RecordError(EngineError):
 # -- the record ------------------------------------------------------------------------
 
 class DrawSource(StrEnum):
-    """Where a draw comes from (SPEC §5 hand record)."""
+    """Where a draw comes from (docs/api.md#the-hand-record)."""
 
     STOCK = "stock"
     DISCARD = "discard"
 
 
 class RunEnd(StrEnum):
-    """Which end of a run a built card (or a shifted joker) goes to (SPEC §5)."""
+    """Which end of a run a built card (or a shifted joker) goes to
+    (docs/api.md#rulings-200-with-valid--legal)."""
 
     LOW = "low"
     HIGH = "high"
@@ -92,15 +93,16 @@ class ReleasePlay:
 
 @dataclass(frozen=True, slots=True)
 class LayPlay:
-    """Going down in a contract rule set (SPEC §3.1): the round's contract, as one play."""
+    """Going down in a contract rule set (docs/api.md#contract-rule-sets): the round's contract, as
+    one play."""
 
     melds: tuple[MeldPlay, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class ShiftPlay:
-    """A joker shift (SPEC §3.1): ``card`` takes the place of the run's joker that stands
-    for it, and the joker moves to ``end`` of the same run (None: high, else low)."""
+    """A joker shift (docs/api.md#contract-rule-sets): ``card`` takes the place of the run's joker
+    that stands for it, and the joker moves to ``end`` of the same run (None: high, else low)."""
 
     meld: int
     card: Card
@@ -112,8 +114,9 @@ Play = MeldPlay | BuildPlay | ReleasePlay | LayPlay | ShiftPlay
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A call at the start of a turn (SPEC §3.1): ``player`` asks for the discard pile's
-    top card; ``penalty`` names the penalty cards from the stock (None: not named)."""
+    """A call at the start of a turn (docs/api.md#contract-rule-sets): ``player`` asks for the
+    discard pile's top card; ``penalty`` names the penalty cards from the stock (None: not
+    named)."""
 
     player: str
     granted: bool
@@ -142,7 +145,7 @@ class HandRecord:
     stock: tuple[Card, ...] | None = None  # top first
     discard: tuple[Card, ...] = ()  # top last
     turns: tuple[Turn, ...] = ()
-    round: int | None = None  # a contract rule set's deal, 1-based (SPEC §3.1)
+    round: int | None = None  # a contract rule set's deal, 1-based (docs/api.md#contract-rule-sets)
 
 
 # -- parsing ---------------------------------------------------------------------------
@@ -326,16 +329,18 @@ def _parse_call(c: Any, where: str, players: Sequence[str] | None) -> Call:
 
 
 def parse_record(data: Mapping[str, Any]) -> HandRecord:
-    """Read a JSON hand record (SPEC §5). Raises :class:`RecordError`, or the engine's
-    ``CardError`` / ``RuleSetError`` (each with a ``field``), for a malformed record."""
+    """Read a JSON hand record (docs/api.md#the-hand-record). Raises :class:`RecordError`, or the
+    engine's ``CardError`` / ``RuleSetError`` (each with a ``field``), for a malformed record."""
     data = _obj(data, "record", {"ruleset", "players", "deal", "stock", "discard", "turns",
                                  "round"})
     spec = _req(data, "ruleset", "")
     rules = resolve(spec)
-    round_ = rules.check_round(data.get("round"))  # round-required / invalid-round (SPEC §5)
+    # round-required / invalid-round (docs/api.md#contract-rule-sets)
+    round_ = rules.check_round(data.get("round"))
     players = _ids(_list(_req(data, "players", ""), "players", 1, 16), "players")
     check_seats(len(players), rules)  # the one seat rule (a ScoringError, player-count)
-    size = rules.deal_size(round_)  # a contract round's deal size (SPEC §3.1), else hand_size
+    # a contract round's deal size (docs/api.md#contract-rule-sets), else hand_size
+    size = rules.deal_size(round_)
     decks, jokers = rules.deck_for(len(players))
     deck_size = decks * 52 + jokers
     deal_in = _obj(_req(data, "deal", ""), "deal", None)

@@ -1,10 +1,10 @@
-"""The hand referee: replay a recorded hand and rule on it (SPEC §5, hand record).
+"""The hand referee: replay a recorded hand and rule on it (docs/api.md#the-hand-record).
 
 A hand record (:mod:`.record`, read by :func:`.record.parse_record`) is played
 on a :class:`.game.Game` through its public actions. :func:`adjudicate`
 returns the first rule broken (with ``turn`` and ``play``) and the state just
 before it, or, for a legal finished hand, the winner, the finish
-(``out``/``special``) and the scores (SPEC §6). :func:`check_turn` rules on
+(``out``/``special``) and the scores (docs/api.md#end-of-hand-scoring). :func:`check_turn` rules on
 one turn without a record.
 
 How a turn is judged, precisely:
@@ -63,11 +63,11 @@ How a turn is judged, precisely:
   checked.
 * **Special win.** A player who goes out in the turn of their first meld, having
   laid nothing before in the hand, wins ``special`` (Kaluki, Hunt, Kalookie); the
-  builds, releases and discard of that same turn still count with it (SPEC §3;
+  builds, releases and discard of that same turn still count with it (docs/api.md#special-wins;
   S1/S3 "alle kaarten … in een keer"). A player who built or released in an
   earlier turn (where ``build_requires_opening`` is false) goes ``out``, as does
   one who goes out by builds alone, with no meld of their own (no first meld).
-* **Contract rule sets** (SPEC §3.1; the record carries ``round``). Going down
+* **Contract rule sets** (docs/api.md#contract-rule-sets; the record carries ``round``). Going down
   is the ``lay`` play, ruled by :func:`.contracts.lay`; before it a ``meld`` is
   ``contract-not-met`` and a build ``build-before-opening``; after it a
   ``meld`` or a second lay is ``contract-extra-meld`` (unless
@@ -116,7 +116,7 @@ class HandState:
     opened: tuple[str, ...]
     turn: int  # index of the next turn (or of the turn in which the violation lies)
     next_player: str | None
-    # contract rule sets (SPEC §3.1): None / () in every other rule set
+    # contract rule sets (docs/api.md#contract-rule-sets): None / () in every other rule set
     round: int | None = None
     contract: str | None = None
     down: tuple[str, ...] = ()
@@ -262,12 +262,12 @@ def check_turn(rules: RuleSet, table: Sequence[m.Meld], hand: Sequence[Card], op
     """Rule on one complete turn without a record: ``hand`` is the player's hand before
     the draw, ``opened`` whether they have opened (laid their first melds) before,
     ``laid_before`` whether they built or released in an earlier turn of this hand
-    without opening (then going out is ``out``, not special: SPEC §3); an opened
+    without opening (then going out is ``out``, not special: docs/api.md#special-wins); an opened
     player has laid before by definition.
     A stock draw must name its card, which must not exceed the deck's copies.
 
-    In a contract rule set (SPEC §3.1, §5) ``round`` is required; ``players`` are the
-    seats in turn order starting with the player whose turn it is (so the last seat
+    In a contract rule set (docs/api.md#contract-rule-sets) ``round`` is required; ``players`` are
+    the seats in turn order starting with the player whose turn it is (so the last seat
     discarded ``discard_top``), ``down`` the other players who have gone down and
     ``calls_made`` each player's granted calls this deal. Without ``players`` no call
     is possible."""

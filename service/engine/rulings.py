@@ -72,7 +72,8 @@ def deck_at(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
     """The cards can all come from one deck of the rule set (else ``impossible-cards``
     at ``field``)."""
     try:
-        check_deck(cards, *rules.deck_for(None))  # no seat count: the largest deck (SPEC §3.1)
+        # no seat count: the largest deck (docs/api.md#contract-rule-sets)
+        check_deck(cards, *rules.deck_for(None))
     except CardError as exc:
         raise exc.at(field) from None
 
@@ -89,7 +90,8 @@ def table_meld_at(texts: Sequence[object], rules: RuleSet, field: str) -> m.Meld
 
 def table_entry_at(value: object, rules: RuleSet, field: str) -> m.Meld:
     """A table meld as a request gives it: its cards, or ``{"cards", "closed"}`` when its
-    history closed it (a closed meld frees no joker, whatever its cards; SPEC §5)."""
+    history closed it (a closed meld frees no joker, whatever its cards;
+    docs/api.md#checking-one-turn)."""
     if isinstance(value, dict):
         meld = table_meld_at(value["cards"], rules, f"{field}.cards")
         return replace(meld, locked=True) if value["closed"] else meld
@@ -102,7 +104,7 @@ def table_entry_at(value: object, rules: RuleSet, field: str) -> m.Meld:
 @dataclass(frozen=True, slots=True)
 class Shown:
     """A meld as an answer shows it: the meld, and whether no joker can ever be released
-    from it under the rules it was ruled by (SPEC §2 ``closed``)."""
+    from it under the rules it was ruled by (docs/api.md#melds ``closed``)."""
 
     meld: m.Meld
     closed: bool
@@ -166,7 +168,7 @@ class AnalysisAnswer:
 # -- the rulings ----------------------------------------------------------------------
 
 def rule_meld(ruleset: object, cards: Sequence[object], kind: str | None = None) -> MeldAnswer:
-    """Is this a legal meld, which reading, what does each joker stand for (SPEC §2)?"""
+    """Is this a legal meld, which reading, what does each joker stand for (docs/api.md#melds)?"""
     rules = rules_at(ruleset)
     tokens = meld_cards_at(cards, "cards")
     deck_at(m.validate_deck(tokens), rules, "cards")
@@ -179,7 +181,7 @@ def rule_opening(ruleset: object, melds: Sequence[Mapping[str, Any]],
                  round_: int | None = None) -> OpeningAnswer:
     """Do these melds, laid together as a first meld, reach the opening threshold? In a
     contract rule set (``round_``) they are a lay, checked against the round's contract
-    (SPEC §3.1: ``threshold`` None, ``contract`` its digits). ``melds``: each
+    (docs/api.md#contract-rule-sets: ``threshold`` None, ``contract`` its digits). ``melds``: each
     ``{"cards": [...], "kind": "set" | "run" | None}``."""
     rules = rules_at(ruleset)
     token_lists = [meld_cards_at(e["cards"], f"melds.{i}") for i, e in enumerate(melds)]
@@ -214,7 +216,7 @@ def rule_build(ruleset: object, meld: Sequence[object], cards: Sequence[Mapping[
 
 def rule_release(ruleset: object, meld: Sequence[object], cards: Sequence[object],
                  opened: bool = True) -> ReleaseAnswer:
-    """Lay naturals on a table meld to free its jokers (SPEC §3 joker release)."""
+    """Lay naturals on a table meld to free its jokers (docs/api.md#joker-release)."""
     rules = rules_at(ruleset)
     table = table_meld_at(meld, rules, "meld")
     laid = cards_at(cards, "cards")
@@ -226,10 +228,10 @@ def rule_release(ruleset: object, meld: Sequence[object], cards: Sequence[object
 
 def score(ruleset: object | RuleSet, winner: str, finish: str,
           players: Sequence[Mapping[str, Any]], round_: int | None = None) -> HandScore:
-    """Score a finished hand from the cards each player still holds (SPEC §6).
-    ``players``: each ``{"id", "cards"}``; a match ledger passes its resolved rule set
-    (and checks the round itself). ``round_``, optional in a contract rule set, must be
-    one of its rounds (``invalid-round``)."""
+    """Score a finished hand from the cards each player still holds
+    (docs/api.md#end-of-hand-scoring). ``players``: each ``{"id", "cards"}``; a match ledger passes
+    its resolved rule set (and checks the round itself). ``round_``, optional in a contract rule
+    set, must be one of its rounds (``invalid-round``)."""
     rules = ruleset if isinstance(ruleset, RuleSet) else rules_at(ruleset)
     if round_ is not None:
         rules.check_round(round_)
@@ -242,8 +244,8 @@ def score(ruleset: object | RuleSet, winner: str, finish: str,
 
 def analyze(ruleset: object, cards: Sequence[object], opened: bool = False,
             round_: int | None = None) -> AnalysisAnswer:
-    """The best arrangement of a hand, found exactly (SPEC §5 ``/hands/analyze``); in a
-    contract rule set ``round_`` picks the contract (SPEC §3.1)."""
+    """The best arrangement of a hand, found exactly (docs/api.md#analyzing-a-hand); in a
+    contract rule set ``round_`` picks the contract (docs/api.md#contract-rule-sets)."""
     rules = rules_at(ruleset)
     hand = cards_at(cards, "cards")
     try:
@@ -283,7 +285,7 @@ class OptionsAnswer:
 
     @property
     def options_data(self) -> list[dict[str, Any]]:
-        """Each option in the hand record's own shape (SPEC §5)."""
+        """Each option in the hand record's own shape (docs/api.md#legal-next-plays)."""
         return [opt.option_to_data(o) for o in self.options]
 
 
@@ -317,7 +319,7 @@ def _read_turn(req: TurnRequest) -> tuple[RuleSet, list[m.Meld], list[Card], Car
 
 
 def check_turn(req: TurnRequest) -> TurnAnswer:
-    """Rule on one complete turn, statelessly (SPEC §5 ``/turns/check``)."""
+    """Rule on one complete turn, statelessly (docs/api.md#checking-one-turn)."""
     rules, table, hand, top, turn = _read_turn(req)
     try:
         checked = referee.check_turn(rules, table, hand, req.opened, top, turn, req.laid_before,
@@ -329,7 +331,7 @@ def check_turn(req: TurnRequest) -> TurnAnswer:
 
 
 def turn_options(req: TurnRequest) -> OptionsAnswer:
-    """Every legal next play of an unfinished turn (SPEC §5 "Legal next plays"), ruled by the
+    """Every legal next play of an unfinished turn (docs/api.md#legal-next-plays), ruled by the
     game that rules ``/turns/check``; the listing and the hint share the solver's budget."""
     rules, table, hand, top, turn = _read_turn(req)
     if not rules.is_contract and len(hand) > rules.hand_size + 1:  # contracts: as /turns/check
@@ -359,7 +361,7 @@ def turn_options(req: TurnRequest) -> OptionsAnswer:
 # -- whole hands -------------------------------------------------------------------------
 
 class UnknownView(EngineError):
-    """``?view=P`` names no player of the record (SPEC §5 "Views")."""
+    """``?view=P`` names no player of the record (docs/api.md#views)."""
 
     code = "unknown-player"
 
@@ -392,8 +394,8 @@ class AdjudicationAnswer:
 
 def adjudicate(data: Mapping[str, Any], steps: bool = False, view: str | None = None,
                spectator: bool = False) -> AdjudicationAnswer:
-    """Replay a recorded hand (its JSON form) and rule on it (SPEC §5); ``view`` /
-    ``spectator`` say whose cards the answer may show (SPEC §5 "Views")."""
+    """Replay a recorded hand (its JSON form) and rule on it (docs/api.md#the-hand-record); ``view``
+    / ``spectator`` say whose cards the answer may show (docs/api.md#views)."""
     try:
         record = parse_record(data)
     except (CardError, RuleSetError) as exc:

@@ -1,4 +1,4 @@
-"""End-of-hand scoring (SPEC §6).
+"""End-of-hand scoring (docs/api.md#end-of-hand-scoring).
 
 * ``winner_collects`` (S0): the winner gains the sum of the losers' hand values
   (after a special win each value × ``special_multiplier``, 1 in ``kaluki-51``);
@@ -32,7 +32,8 @@ from .rules import RuleSet, ScoringMode
 
 
 class Finish(StrEnum):
-    """How a hand ends for its winner (SPEC §6): going out, or a special win."""
+    """How a hand ends for its winner (docs/api.md#end-of-hand-scoring): going out, or a special
+    win."""
 
     OUT = "out"
     SPECIAL = "special"
@@ -112,8 +113,8 @@ def score_hand(rules: RuleSet, winner: str, finish: str,
                            f"{len(held[winner])} card(s)", field="players")
     special = finish == Finish.SPECIAL
     values = {pid: hand_value(cards, rules) for pid, cards in players}
-    # SPEC §6: after a special win the losers' hand values count x special_multiplier
-    # under every mode (winner_collects included; kaluki-51 has 1)
+    # docs/api.md#end-of-hand-scoring: after a special win the losers' hand values count x
+    # special_multiplier under every mode (winner_collects included; kaluki-51 has 1)
     multiplier = rules.special_multiplier if special else 1
     losers_total = sum(v for pid, v in values.items() if pid != winner) * multiplier
     out = []

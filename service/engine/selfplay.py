@@ -313,7 +313,7 @@ class Bot:
         return None
 
 
-    # -- contract rule sets (SPEC §3.1) -----------------------------------------------------
+    # -- contract rule sets (docs/api.md#contract-rule-sets) -----------------------------------
     def contract_turn(self, p: str) -> bool:
         """A turn of a contract rule set: maybe a call, the draw, going down when the hand
         holds the contract, then shifts and builds, then a discard (never a joker where

@@ -1,4 +1,4 @@
-"""Who owes whom (SPEC §7.1 "Settlement"), in exact decimal arithmetic, pure Python.
+"""Who owes whom (docs/api.md#scorekeeping), in exact decimal arithmetic, pure Python.
 
 * Each player pays ``stake`` into a pool at the start and ``buy_in`` per buy-in;
   the pool goes to the match's winner, split evenly among co-winners, a remainder

@@ -1,8 +1,8 @@
-"""A match as a score sheet (SPEC §7.1): one row per hand as it counts, pure Python.
+"""A match as a score sheet (docs/api.md#scorekeeping): one row per hand as it counts, pure Python.
 
 A hand shows its latest correction's values (``corrected``), a voided hand is left
 out, buy-ins and corrections are no rows of their own. ``round`` is the hand
-input's ``round`` (contract rule sets, SPEC §3.1), else None.
+input's ``round`` (contract rule sets, docs/api.md#contract-rule-sets), else None.
 
 >>> hand = {"seq": 0, "type": "hand", "winner": "ann", "finish": "out", "input": {},
 ...         "scores": [{"id": "ann", "points": 5, "penalty": 0},

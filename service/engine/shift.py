@@ -1,4 +1,5 @@
-"""The joker shift of contract rule sets (SPEC §3.1, ``joker_shift`` ``run_end``).
+"""The joker shift of contract rule sets (docs/api.md#contract-rule-sets, ``joker_shift``
+``run_end``).
 
 The holder of the natural card a run's joker stands for lays it in the joker's
 place, and the joker moves to an end of the same run (``high`` by default, or

@@ -1,4 +1,5 @@
-"""Hand analysis: the best way to lay out a hand, found exactly (SPEC §5, ``/hands/analyze``).
+"""Hand analysis: the best way to lay out a hand, found exactly (docs/api.md#analyzing-a-hand,
+``/hands/analyze``).
 
 The solver looks at the cards a player holds and answers four questions, never by guessing:
 
@@ -19,9 +20,9 @@ The solver looks at the cards a player holds and answers four questions, never b
   least one meld); a player who has opened needs no threshold.
 * **Can the player win specially** (Kaluki, Hunt, Kalookie)? Only a player who
   has not opened: a special win lays every card in the turn of one's first meld
-  (SPEC §3, §5), so it is the same as going out with melds that also reach the
-  opening threshold. A player who has opened (``opened=True``) has made their
-  first meld already: ``can_special`` is false, and going out needs no threshold.
+  (docs/api.md#special-wins, docs/api.md#analyzing-a-hand), so it is the same as going
+  out with melds that also reach the opening threshold. A player who has opened (``opened=True``)
+  has made their first meld already: ``can_special`` is false, and going out needs no threshold.
   With ``opened=False`` going out *is* the first meld, so ``can_go_out`` equals
   ``can_special``.
 
@@ -101,7 +102,7 @@ class SearchTooLarge(EngineError):
     remaining-cards vector solved, or one meld tried from it. Every hand the
     catalog deals stays far below :data:`WORK_BUDGET`; hands that only rule-set
     overrides make possible (many jokers, 2-card melds, long hands) can exceed
-    it, and are refused instead of costing seconds (SPEC §4).
+    it, and are refused instead of costing seconds (docs/api.md#limits).
     """
 
     code = "search-too-large"
@@ -139,7 +140,7 @@ _K_MELDED = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
-    """What a hand can do (SPEC §5, ``POST /v1/hands/analyze``).
+    """What a hand can do (docs/api.md#analyzing-a-hand, ``POST /v1/hands/analyze``).
 
     ``melds`` and ``deadwood`` are the best arrangement (see the module docs);
     ``deadwood_value`` is the deadwood's penalty value and ``melded_count`` the
@@ -170,7 +171,8 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
     """Analyse a hand exactly under ``rules``; ``opened`` says whether the player has
     already made their opening (it decides :attr:`Analysis.can_go_out` and
     :attr:`Analysis.can_special`, nothing else). A contract rule set needs ``round``
-    (SPEC §3.1: the opening is the round's contract; see :func:`_analyze_contract`).
+    (docs/api.md#contract-rule-sets: the opening is the round's contract; see
+    :func:`_analyze_contract`).
 
     Raises :class:`HandTooLarge` for more than ``hand_size + 1`` cards (a contract rule
     set: :meth:`.rules.RuleSet.hand_cap`), :class:`.rules.RoundRequired` /
@@ -190,7 +192,8 @@ def analyze(cards: Sequence[Card], rules: RuleSet, opened: bool = False,
 
 
 def _analyze(cards: Sequence[Card], rules: RuleSet, opened: bool, budget: int) -> Analysis:
-    """:func:`analyze` without contracts (SPEC §5): any melds, the opening threshold."""
+    """:func:`analyze` without contracts (docs/api.md#analyzing-a-hand): any melds, the opening
+    threshold."""
     hand = sorted(cards, key=lambda c: c.index)
     counts = Counter(c.index for c in hand if not c.is_joker)
     jokers = len(hand) - sum(counts.values())
@@ -422,7 +425,8 @@ def _runs(suit: str, types: list[int], jokers: int, rules: RuleSet,
     if rules.ace != AceMode.AROUND and shortest - jokers >= least and not whole:
         # every run of 2 * run_min cards or more splits in two legal runs (see _splits)
         longest = min(longest, 2 * shortest - 1)
-    apart = not rules.run_jokers_adjacent  # SPEC §3.1: no two jokers side by side
+    # docs/api.md#contract-rule-sets: no two jokers side by side
+    apart = not rules.run_jokers_adjacent
     jv = rules.joker_opening_value
     at = [-1] * (hi + 2)
     pv = [0] * (hi + 2)  # prefix sums of run values: value v is pv[v + 1] - pv[v]
@@ -587,7 +591,7 @@ def _meld(c: _Candidate, types: list[int], rules: RuleSet) -> Meld:
     return RunMeld(what, start, tokens, run_points(start, tokens, rules))
 
 
-# -- contract rule sets (SPEC §3.1) --------------------------------------------------------
+# -- contract rule sets (docs/api.md#contract-rule-sets) ---------------------------------------
 
 _INF = 1 << 62
 """The cost of a layout that does not meet the contract."""
@@ -604,8 +608,8 @@ class _Lay:
 
 def _analyze_contract(cards: Sequence[Card], rules: RuleSet, round: int, opened: bool,
                       budget: int) -> Analysis:
-    """:func:`analyze` in a contract rule set (SPEC §3.1). Not yet down: the arrangement
-    is the lay that meets the round's contract (exactly its threes and fours, distinct
+    """:func:`analyze` in a contract rule set (docs/api.md#contract-rule-sets). Not yet down: the
+    arrangement is the lay that meets the round's contract (exactly its threes and fours, distinct
     under ``contract_distinct``, longer melds allowed) with the lowest deadwood (then
     the most cards melded, the most points), no melds when none does; ``can_open``: one
     does; ``can_go_out`` = ``can_special``: a lay melds the whole hand (``final_discard``
@@ -657,8 +661,8 @@ def _may_hold(counts: Counter[int], threes: int, fours: int, rules: RuleSet) -> 
 
 def best_lay(cards: Sequence[Card], rules: RuleSet, round: int, budget: int = WORK_BUDGET, *,
              most_cards: bool = False) -> tuple[tuple[Meld, ...] | None, int]:
-    """The melds of the lay meeting ``round``'s contract (SPEC §3.1) that leaves the
-    lowest deadwood (as ``/hands/analyze``), or with ``most_cards`` the one that melds
+    """The melds of the lay meeting ``round``'s contract (docs/api.md#contract-rule-sets) that
+    leaves the lowest deadwood (as ``/hands/analyze``), or with ``most_cards`` the one that melds
     the most cards (then the most points: ``/turns/options``'s lay), None when no lay
     meets the contract; and the work the search spent. :class:`SearchTooLarge` past
     ``budget``."""

@@ -1,4 +1,5 @@
-"""Rulings that say no: violation codes and their messages (SPEC §4).
+"""Rulings that say no: violation codes and their messages
+(docs/api.md#rulings-200-with-valid--legal).
 
 A violation is a ruling, not an error: the request was well formed, but the
 play breaks a rule. Each code is stable kebab-case, states its rule in one
@@ -69,7 +70,7 @@ _CODES: tuple[Code, ...] = (
          "The opening melds count {points} points; at least {threshold} are needed."),
     Code("invalid-meld", "every meld of an opening is a legal meld",
          "Meld {meld} is not legal."),
-    # -- contracts (SPEC §3.1: going down in a contract rule set) --------------------------
+    # -- contracts (docs/api.md#contract-rule-sets: going down in a contract rule set) ---------
     Code("adjacent-jokers", "no two jokers stand side by side in a run (run_jokers_adjacent false)",
          "Two jokers may not stand side by side in a run."),
     Code("contract-not-met", "going down lays exactly the round's contract: its threes (sets) "
@@ -90,8 +91,8 @@ _CODES: tuple[Code, ...] = (
          "You may build on melds only after your own opening."),
     Code("build-does-not-fit", "a card built on a meld extends it legally",
          "{card} does not fit this meld."),
-    # no "meld-closed": `closed` is about releasing jokers only (SPEC §2); a closed set still
-    # takes builds up to set_max, so no build is refused for it (issue 19 item 6)
+    # no "meld-closed": `closed` is about releasing jokers only (docs/api.md#melds); a closed set
+    # still takes builds up to set_max, so no build is refused for it (issue 19 item 6)
     # -- jokers -------------------------------------------------------------------------
     Code("release-before-opening", "releasing only after one's own opening (release_requires_opening)",
          "You may release a joker only after your own opening."),
@@ -142,7 +143,7 @@ _CODES: tuple[Code, ...] = (
     Code("final-discard-required", "final_discard required: the last card goes to the "
          "discard pile",
          "The last card must be discarded, not laid on the table."),
-    # -- turns in contract rule sets (SPEC §3.1) -----------------------------------------
+    # -- turns in contract rule sets (docs/api.md#contract-rule-sets) --------------------------
     Code("joker-not-shiftable", "a down player may lay the natural a run's joker stands for in "
          "its place and move the joker to an end of that run, which stays legal (joker_shift "
          "run_end)",

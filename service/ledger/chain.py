@@ -1,4 +1,4 @@
-"""The ledger's hash chain (SPEC §7), pure Python.
+"""The ledger's hash chain (docs/api.md#export-and-import), pure Python.
 
 Each entry carries ``hash``: the hex SHA-256 of the previous entry's hash (64
 zeros for the first) followed by the entry's canonical JSON (the entry

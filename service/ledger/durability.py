@@ -1,4 +1,4 @@
-"""Could this Redis lose an acknowledged hand? (SPEC §8)
+"""Could this Redis lose an acknowledged hand? (docs/ledger.md#durability-is-checked)
 
 Read at start and on ``/readyz``: ``appendonly``, ``appendfsync`` and
 ``maxmemory-policy`` by ``CONFIG GET``; where ``CONFIG`` is disabled (managed

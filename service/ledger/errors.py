@@ -81,7 +81,7 @@ class SignatureInvalid(LedgerError):
 
 
 class CorrectionConflict(LedgerError):
-    """A correction that would make a later entry impossible (SPEC §7.1)."""
+    """A correction that would make a later entry impossible (docs/api.md#scorekeeping)."""
 
     code = "correction-conflict"
 

@@ -1,4 +1,5 @@
-"""The ledger service (SPEC §7): create a match, append a hand, buy in, delete, export, import.
+"""The ledger service (docs/api.md#match-ledgers): create a match, append a hand, buy in, delete,
+export, import.
 
 Typed values in, typed values out, domain errors (:mod:`service.ledger.errors`,
 the engine's ``MatchError``/``EntryError``/``RuleSetError``/``ScoringError``)
@@ -10,7 +11,7 @@ Writes are optimistic: read the match, compute the entry and the new standings
 in the engine, then compare-and-set in one script run (version and head must
 still be the ones computed from); a lost race reads again.
 
-Integrity (SPEC §7): an export needs the token and is signed (HMAC-SHA256, key
+Integrity (docs/api.md#export-and-import): an export needs the token and is signed (HMAC-SHA256, key
 from :mod:`.signing`); an import accepts only a signed export, verifies its
 chain, re-scores every hand and restores the match with its answered
 Idempotency-Keys. A live id is never overwritten (:class:`MatchExists`); a
@@ -143,7 +144,7 @@ class Match:
     head: str  # the last entry's hash (64 zeros when empty)
     created: str | None
     token_hash: str
-    title: str | None = None  # SPEC §7.1: display text, NFC
+    title: str | None = None  # docs/api.md#scorekeeping: display text, NFC
     names: Mapping[str, str] = field(default_factory=dict)  # player id -> display name
     stakes: Mapping[str, str] | None = None  # currency and amounts, to the minor unit
 
@@ -208,7 +209,8 @@ class BuyInEntry:
 
 @dataclass(frozen=True, slots=True)
 class CorrectionEntry:
-    """SPEC §7.1: the hand ``corrects`` as it should have been (``scores`` …), or voided."""
+    """docs/api.md#scorekeeping: the hand ``corrects`` as it should have been (``scores`` …), or
+    voided."""
 
     seq: int
     corrects: int
@@ -340,7 +342,7 @@ class LedgerService:
         return m, [orjson.loads(e) for e in entries]
 
     def settlement(self, match_id: str, digits_of: Callable[[str], int | None]) -> Settlement:
-        """Who owes whom under the match's stakes (SPEC §7.1); ``digits_of`` gives a
+        """Who owes whom under the match's stakes (docs/api.md#scorekeeping); ``digits_of`` gives a
         currency's minor digits. :class:`NoStakes` for a match without stakes."""
         m, entries = self.ledger(match_id)
         if m.stakes is None:
@@ -437,8 +439,8 @@ class LedgerService:
     def correct(self, match_id: str, token: str | None, *, seq: int, reason: str,
                 source: str | None, body: Mapping[str, Any] | None, key: str, request: Any,
                 if_match: IfMatch | None = None) -> Appended:
-        """Correct hand ``seq`` (SPEC §7.1): ``source``/``body`` the hand as it should have
-        been (``score`` or ``record``), or ``source`` None to void it. One more entry in
+        """Correct hand ``seq`` (docs/api.md#scorekeeping): ``source``/``body`` the hand as it
+        should have been (``score`` or ``record``), or ``source`` None to void it. One more entry in
         the chain; the match re-folded from the corrected ledger. A later entry the
         correction makes impossible is :class:`CorrectionConflict` and nothing changes."""
         return self._append(match_id, token, _Correction(seq, reason, source, body), key,
@@ -461,7 +463,8 @@ class LedgerService:
         else:
             assert c.input is not None
             body = c.input
-            if m.rules.is_contract:  # a correction keeps the corrected hand's round (SPEC §3.1)
+            # a correction keeps the corrected hand's round (docs/api.md#contract-rule-sets)
+            if m.rules.is_contract:
                 kept = (raw[target].get("input") or {}).get("round")
                 if body.get("round") is None:
                     body = {**body, "round": kept}

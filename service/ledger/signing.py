@@ -1,4 +1,5 @@
-"""The key exports are signed with (HMAC-SHA256, SPEC §7), shared by every instance.
+"""The key exports are signed with (HMAC-SHA256, docs/api.md#export-and-import), shared by every
+instance.
 
 Where the key comes from, first match wins:
 

@@ -1,4 +1,4 @@
-"""Match ledgers in Redis (SPEC §7): keys, Lua scripts, connection.
+"""Match ledgers in Redis (docs/api.md#match-ledgers): keys, Lua scripts, connection.
 
 Key layout (every key of one match shares the hash tag ``{match:<id>}``, so a
 Redis Cluster keeps them on one slot and the scripts may touch them together):
@@ -63,7 +63,7 @@ CHANNEL = "kaluki:events"  # every write script publishes its match's key here (
 DEFAULT_TTL = 30 * 24 * 3600
 
 FIELDS = ("meta", "state", "version", "head", "token")
-# Redis trouble of any kind (SPEC §4): connection and timeout errors, and every error
+# Redis trouble of any kind (docs/api.md#limits): connection and timeout errors, and every error
 # the server or the cluster client reports (MovedError/AskError that did not settle,
 # ClusterDownError, TryAgainError, OutOfMemoryError, ReadOnlyError, MasterDownError,
 # SlotNotCoveredError, RedisClusterException when no node answers, ...)

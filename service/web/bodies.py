@@ -1,4 +1,5 @@
-"""Request bodies are read whole, in bounded time, before any view runs (SPEC §4, §8).
+"""Request bodies are read whole, in bounded time, before any view runs (docs/api.md#limits,
+docs/deploy.md#deploying-the-service).
 
 A WSGI layer under Flask reads every request body itself, so that:
 

@@ -31,7 +31,7 @@ class FastField(fields.Field[Any]):
 
 
 class Bool(fields.Boolean):
-    """A JSON boolean: ``true`` or ``false`` only (SPEC §4).
+    """A JSON boolean: ``true`` or ``false`` only (docs/api.md#errors-and-codes).
 
     marshmallow's ``Boolean`` also takes ``"yes"``, ``1``, ``"on"``, ``"false"``…,
     and even ``truthy={True}`` lets ``1`` in (``1 == True``), so the check is on the type.
@@ -44,7 +44,7 @@ class Bool(fields.Boolean):
 
 
 class Int(fields.Integer):
-    """A JSON integer only (SPEC §4): never a string, a float or a boolean."""
+    """A JSON integer only (docs/api.md#errors-and-codes): never a string, a float or a boolean."""
 
     default_error_messages = {"invalid": "Not a valid integer."}
 
@@ -194,8 +194,8 @@ class FastParser(FlaskParser):
 
         webargs reads a decode error with an empty ``doc`` as "no body" (422 naming every
         required field); orjson leaves ``doc`` empty for an empty body and for one that is
-        not UTF-8 too, and both are malformed JSON (SPEC §4; RFC 8259 §8.1: JSON text is
-        UTF-8). Issue 19 item 3.
+        not UTF-8 too, and both are malformed JSON (docs/api.md#errors-and-codes; RFC 8259 §8.1:
+        JSON text is UTF-8). Issue 19 item 3.
         """
         try:
             return self._raw_load_json(req)

@@ -1,4 +1,4 @@
-"""Rate limits (SPEC §4): Flask-Limiter, counted in the ledger's Redis, failing open.
+"""Rate limits (docs/api.md#limits): Flask-Limiter, counted in the ledger's Redis, failing open.
 
 Every limit counts per client address and per endpoint; the match writes (hand
 appends, buy-ins, deletes) also count per match token. The limits come in tiers,

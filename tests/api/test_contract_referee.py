@@ -1,6 +1,6 @@
-"""POST /v1/hands/adjudicate and POST /v1/turns/check under kalooki-jamaica (SPEC §3.1,
-§5): records carry round; /turns/check takes round, players, down and calls_made; the
-state says round, contract, down and calls_made."""
+"""POST /v1/hands/adjudicate and POST /v1/turns/check under kalooki-jamaica
+(docs/api.md#contract-rule-sets): records carry round; /turns/check takes round, players, down and
+calls_made; the state says round, contract, down and calls_made."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def client():
 
 
 def test_a_jamaican_record_is_adjudicated(client) -> None:
-    """§3.1: a granted call, the lay, down-and-out; penalty scoring with a black ace 15."""
+    """docs/api.md#contract-rule-sets: a granted call, the lay, down-and-out; penalty scoring with a
+    black ace 15."""
     r = client.post("/v1/hands/adjudicate?steps=true", json=RECORD)
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
@@ -58,7 +59,8 @@ def test_a_classic_state_has_no_contract_fields(client) -> None:
     ({"round": None}, "round-required"), ({"round": 10}, "invalid-round"),
     ({"round": 0}, "invalid-round"), ({"round": 2}, "deal-size")])
 def test_round_problems(client, change, code) -> None:
-    """§5: round-required, invalid-round; the deal size follows the round (deal-size)."""
+    """docs/api.md#contract-rule-sets: round-required, invalid-round; the deal size follows the
+    round (deal-size)."""
     body = {k: v for k, v in {**RECORD, **change}.items() if v is not None}
     r = client.post("/v1/hands/adjudicate", json=body)
     assert r.status_code == 422 and r.get_json()["code"] == code
@@ -71,7 +73,7 @@ def test_a_round_in_a_classic_record_is_invalid_round(client) -> None:
 
 
 def test_a_violation_in_a_jamaican_record(client) -> None:
-    """§3.1: a joker may not be discarded."""
+    """docs/api.md#contract-rule-sets: a joker may not be discarded."""
     bad = {**RECORD, "turns": [{"player": "ann", "draw": {"from": "stock", "card": "Ad"},
                                 "discard": "JK"}]}
     body = client.post("/v1/hands/adjudicate", json=bad).get_json()
@@ -90,7 +92,8 @@ def _check(client, **over):
 
 
 def test_turns_check_with_a_call(client) -> None:
-    """§5: players (from the player to move), down, calls_made; granted calls count."""
+    """docs/api.md#contract-rule-sets: players (from the player to move), down, calls_made; granted
+    calls count."""
     r = _check(client)
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
@@ -103,7 +106,8 @@ def test_turns_check_with_a_call(client) -> None:
 
 
 def test_turns_check_problems(client) -> None:
-    """§5: round-required; without players no call is possible; the hand-size cap."""
+    """docs/api.md#contract-rule-sets: round-required; without players no call is possible; the
+    hand-size cap."""
     assert _check(client, round=None).get_json()["code"] == "round-required"
     r = _check(client, players=None)
     assert r.status_code == 422 and r.get_json()["code"] == "unknown-player"

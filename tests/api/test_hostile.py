@@ -148,7 +148,8 @@ def test_player_ids_are_normalised_everywhere(match_client):
 
 def test_rule_set_descriptions_give_the_ranges(match_client):
     d = match_client.get("/v1/rulesets/kaluki-51").get_json()["descriptions"]
-    assert d["jokers"].endswith("an integer from 0 to 16")  # SPEC §3.1: 4 decks + 10 jokers
+    # docs/api.md#contract-rule-sets: 4 decks + 10 jokers
+    assert d["jokers"].endswith("an integer from 0 to 16")
     assert d["hand_size"].endswith("an integer from 1 to 20")
     assert d["ace"].endswith("one of high, low, high_or_low, around")
     assert match_client.get("/problems/search-too-large").get_json()["title"]["en"] == "Search too large"

@@ -115,7 +115,7 @@ def test_check_turn(client) -> None:
 @pytest.mark.parametrize("laid_before, finish", [(None, "special"), (False, "special"),
                                                  (True, "out")])
 def test_check_turn_laid_before(client, laid_before, finish) -> None:
-    """SPEC §3: laying every card in one turn is special only with nothing laid
+    """docs/api.md#special-wins: laying every card in one turn is special only with nothing laid
     before; ``laid_before`` (default false) says the player built or released earlier."""
     body = {"ruleset": "kaluki-hunt", "table": [["2c", "3c", "4c", "5c"]],
             "hand": ["Kh", "Ks", "Kd", "9c", "Tc", "Jc", "2d", "3d", "4d", "5s", "6s", "7s"],
@@ -170,8 +170,8 @@ BUILD_ORDER_CASES = [
 
 @pytest.mark.parametrize("rs, table, cards, result", BUILD_ORDER_CASES)
 def test_a_build_is_the_same_in_every_order_on_every_endpoint(client, rs, table, cards, result) -> None:
-    """SPEC §5 build (issue 19 items 1, 4): /v1/melds/build, a record's build
-    (/v1/hands/adjudicate) and /v1/turns/check give the same meld in either order."""
+    """Builds (docs/api.md#rulings-200-with-valid--legal; issue 19 items 1, 4): /v1/melds/build, a
+    record's build (/v1/hands/adjudicate) and /v1/turns/check give the same meld in either order."""
     naturals = [c if isinstance(c, str) else c["card"] for c in cards]
     for order in (cards, cards[::-1]):
         got = client.post("/v1/melds/build", json={"ruleset": rs, "meld": table, "cards": order}).get_json()
@@ -187,8 +187,9 @@ def test_a_build_is_the_same_in_every_order_on_every_endpoint(client, rs, table,
 
 
 def test_a_record_build_is_the_same_in_every_order(client) -> None:
-    """SPEC §5 build (issue 19 item 1) in a hand record: ann lays 5-6-7 of hearts, then
-    builds JK and 8h in either order: 5-6-7-8-JK=9h both times (the order once refused it)."""
+    """Builds (docs/api.md#rulings-200-with-valid--legal; issue 19 item 1) in a hand record: ann
+    lays 5-6-7 of hearts, then builds JK and 8h in either order: 5-6-7-8-JK=9h both times (the order
+    once refused it)."""
     for order in (["JK", "8h"], ["8h", "JK"]):
         record = {"ruleset": "kaluki-hunt", "players": ["ann", "bob"],
                   "deal": {"ann": ["5h", "6h", "7h", "8h", "JK", "2c", "4d", "6s", "8c", "Td", "Qs",

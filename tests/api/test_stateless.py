@@ -1,4 +1,4 @@
-"""The stateless rules API: every endpoint of SPEC §3–§6, good input and bad."""
+"""The stateless rules API: every endpoint of docs/api.md, good input and bad."""
 
 from __future__ import annotations
 
@@ -56,9 +56,11 @@ def test_catalog_values_fixed_by_the_spec(client) -> None:
     assert p["kaluki-uk"]["card_values"] == {"ace": 11, "face": 10, "joker": 15}
     assert p["kalooki-40"]["ace_low_value"] == 1 and p["kalooki-40"]["discard_pickup"] == "meld_same_turn"
     for name in CATALOG:
-        if p[name]["contracts"] is None:  # SPEC §1: 106 cards for the four British and online sets
+        # docs/api.md#cards: 106 cards for the four British and online sets
+        if p[name]["contracts"] is None:
             assert p[name]["decks"] * 52 + p[name]["jokers"] == 106
-    # SPEC §3.1: the contract rule set sizes its deck by the seats; decks/jokers are its first row
+    # docs/api.md#contract-rule-sets: the contract rule set sizes its deck by the seats;
+    # decks/jokers are its first row
     assert p["kalooki-jamaica"]["deck_by_players"][0] == {"players_max": 4, "decks": 2, "jokers": 4}
     assert (p["kalooki-jamaica"]["decks"], p["kalooki-jamaica"]["jokers"]) == (2, 4)
 
@@ -252,8 +254,8 @@ def test_other_media_type_is_415(client, path: str) -> None:
 @pytest.mark.parametrize("path", ENDPOINTS)
 @pytest.mark.parametrize("body", [b"", b" ", b"\r\n"])
 def test_empty_body_is_400_malformed_json(client, path: str, body: bytes) -> None:
-    """SPEC §4 (issue 19 item 3): an empty body is malformed JSON (400), as a body of one
-    space already was, never a 422 naming the fields as missing."""
+    """docs/api.md#errors-and-codes (issue 19 item 3): an empty body is malformed JSON (400), as a
+    body of one space already was, never a 422 naming the fields as missing."""
     assert_problem(client.post(path, data=body, content_type="application/json"), 400,
                    "malformed-json")
 
@@ -261,10 +263,10 @@ def test_empty_body_is_400_malformed_json(client, path: str, body: bytes) -> Non
 @pytest.mark.parametrize("path", ENDPOINTS)
 @pytest.mark.parametrize("bad", [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf"])
 def test_a_body_that_is_not_utf8_is_400_malformed_json(client, path: str, bad: bytes) -> None:
-    """SPEC §4 (issue 19 item 3; RFC 8259 §8.1: JSON text is UTF-8): a valid body with one
-    invalid byte (a stray byte, a cut sequence, an encoded surrogate, an overlong form) in a
-    string is 400 ``malformed-json``, not a 422 naming ``ruleset`` and ``cards`` as missing.
-    The fast path (every body here would take it) steps aside and the full path answers."""
+    """docs/api.md#errors-and-codes (issue 19 item 3; RFC 8259 §8.1: JSON text is UTF-8): a valid
+    body with one invalid byte (a stray byte, a cut sequence, an encoded surrogate, an overlong
+    form) in a string is 400 ``malformed-json``, not a 422 naming ``ruleset`` and ``cards`` as
+    missing. The fast path (every body here would take it) steps aside and the full path answers."""
     body = json.dumps(VALID_BODIES[path]).encode()
     at = body.index(b'"ruleset"') + 2
     bad_body = body[:at] + bad + body[at:]
@@ -377,7 +379,8 @@ def test_rule_set_problems_in_dutch(client, body, code) -> None:
 
 
 def test_analyze(client) -> None:
-    """SPEC §5: the best arrangement, exactly; S0: 51 to open with a joker counting 25."""
+    """docs/api.md#analyzing-a-hand: the best arrangement, exactly; S0: 51 to open with a joker
+    counting 25."""
     body = post(client, "/v1/hands/analyze", {"ruleset": "kaluki-51", "cards": [
         "9c", "Tc", "Jc", "Qc", "Kh", "Ks", "JK", "2d", "5s", "Ah", "2h", "3h", "4h", "8d"]}).get_json()
     assert body["deadwood_value"] == 15 and sorted(body["deadwood"]) == ["2d", "5s", "8d"]
@@ -438,7 +441,7 @@ def test_every_problem_code_has_titles() -> None:
     assert codes and codes <= set(TITLES), sorted(codes - set(TITLES))
 
 
-# -- kalooki-jamaica (SPEC §3.1) ----------------------------------------------------------
+# -- kalooki-jamaica (docs/api.md#contract-rule-sets) ------------------------------------------
 
 JAM = "kalooki-jamaica"
 
@@ -460,7 +463,8 @@ def test_jamaica_ruleset_is_published(client) -> None:
     ({"call_max": "3"}, "call_max"),
 ])
 def test_jamaica_contradictions_are_422(client, overrides: dict, named: str) -> None:
-    """SPEC §3, §3.1: invalid-parameter naming the parameter the request sent."""
+    """docs/api.md#rule-sets-and-overrides, docs/api.md#contract-rule-sets: invalid-parameter naming
+    the parameter the request sent."""
     body = assert_problem(post(client, "/v1/melds/validate", {
         "ruleset": {"base": JAM, "overrides": overrides}, "cards": ["7c", "7c", "7d"]}),
         422, "invalid-parameter")
@@ -468,7 +472,7 @@ def test_jamaica_contradictions_are_422(client, overrides: dict, named: str) -> 
 
 
 def test_jamaica_melds_validate(client) -> None:
-    """SPEC §3.1: a three of repeated suits; no adjacent jokers in a four."""
+    """docs/api.md#contract-rule-sets: a three of repeated suits; no adjacent jokers in a four."""
     body = post(client, "/v1/melds/validate", {"ruleset": JAM, "cards": ["7c", "7c", "JK", "7c"]}).get_json()
     assert body["valid"] and body["meld"]["kind"] == "set" and body["meld"]["points"] == 28
     body = post(client, "/v1/melds/validate", {"ruleset": JAM, "cards": ["7c", "JK", "JK", "Tc"]}).get_json()
@@ -479,8 +483,9 @@ def test_jamaica_melds_validate(client) -> None:
 
 
 def test_jamaica_opening_with_round(client) -> None:
-    """SPEC §5: /melds/opening with round answers threshold null and contract; without round
-    round-required, with a round out of range or on a classic rule set invalid-round."""
+    """docs/api.md#contract-rule-sets: /melds/opening with round answers threshold null and
+    contract; without round round-required, with a round out of range or on a classic rule set
+    invalid-round."""
     lay = [["7c", "7d", "7h"], ["8c", "8c", "JK"], ["As", "2s", "JK", "4s"]]
     body = post(client, "/v1/melds/opening", {"ruleset": JAM, "round": 2, "melds": lay}).get_json()
     assert (body["valid"], body["threshold"], body["contract"], body["points"]) == (True, None, "334", 69)
@@ -501,7 +506,8 @@ def test_jamaica_opening_with_round(client) -> None:
 
 
 def test_jamaica_analyze_with_round(client) -> None:
-    """SPEC §3.1: the best lay; can_open/can_go_out/can_special; round-required; the cap."""
+    """docs/api.md#contract-rule-sets: the best lay; can_open/can_go_out/can_special;
+    round-required; the cap."""
     hand = ["7c", "7d", "7h", "8c", "8c", "8s", "9d", "9d", "JK", "Ks"]
     body = post(client, "/v1/hands/analyze", {"ruleset": JAM, "round": 1, "cards": hand}).get_json()
     assert [m["cards"] for m in body["melds"]] == [["7c", "7d", "7h"], ["8c", "8c", "8s"], ["9d", "9d", "JK=9"]]
@@ -517,7 +523,8 @@ def test_jamaica_analyze_with_round(client) -> None:
 
 
 def test_jamaica_score_with_round(client) -> None:
-    """SPEC §3.1: red ace 1, black ace 15, joker 50; down-and-out x special_multiplier (1)."""
+    """docs/api.md#contract-rule-sets: red ace 1, black ace 15, joker 50; down-and-out x
+    special_multiplier (1)."""
     body = post(client, "/v1/hands/score", {"ruleset": JAM, "round": 3, "winner": "a", "finish": "special",
                                              "players": [{"id": "a", "cards": []},
                                                          {"id": "b", "cards": ["Ah", "As", "JK"]},
@@ -530,7 +537,8 @@ def test_jamaica_score_with_round(client) -> None:
 
 
 def test_jamaica_build_and_release(client) -> None:
-    """SPEC §3.1: a joker built next to a joker goes to the other end; jokers are never released."""
+    """docs/api.md#contract-rule-sets: a joker built next to a joker goes to the other end; jokers
+    are never released."""
     body = post(client, "/v1/melds/build", {"ruleset": JAM, "meld": ["7c", "8c", "9c", "JK"],
                                              "cards": ["JK"]}).get_json()
     assert body["valid"] and body["meld"]["cards"] == ["JK=6c", "7c", "8c", "9c", "JK=Tc"]
@@ -540,8 +548,9 @@ def test_jamaica_build_and_release(client) -> None:
 
 
 def test_a_deck_too_small_names_decks(client) -> None:
-    """SPEC §3 (issue 19 item 7): kaluki-uk with {"decks": 1} names the parameter sent,
-    ruleset.overrides.decks, and says why (54 cards cannot deal 5 × 13 and leave a stock)."""
+    """docs/api.md#rule-sets-and-overrides (issue 19 item 7): kaluki-uk with {"decks": 1} names the
+    parameter sent, ruleset.overrides.decks, and says why (54 cards cannot deal 5 × 13 and leave a
+    stock)."""
     body = assert_problem(post(client, "/v1/melds/validate", {
         "ruleset": {"base": "kaluki-uk", "overrides": {"decks": 1}}, "cards": ["4c", "4d", "4h"]}),
         422, "invalid-parameter")
@@ -550,7 +559,7 @@ def test_a_deck_too_small_names_decks(client) -> None:
 
 
 def test_a_run_joker_naming_only_its_rank_takes_the_runs_suit(client) -> None:
-    """SPEC §2 (issue 19 item 5; docs/api.md Cards): a joker in a run may name only its
+    """docs/api.md#melds, docs/api.md#cards (issue 19 item 5): a joker in a run may name only its
     rank, JK=T; the run's suit is meant, and the answer writes it in full."""
     body = post(client, "/v1/melds/validate", {"ruleset": "kaluki-hunt",
                                                "cards": ["9h", "JK=T", "Jh"]}).get_json()

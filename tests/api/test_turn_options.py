@@ -1,4 +1,4 @@
-"""POST /v1/turns/options (SPEC §5 "Legal next plays"): the answer's shape, its agreement
+"""POST /v1/turns/options (docs/api.md#legal-next-plays): the answer's shape, its agreement
 with /turns/check over HTTP on self-play states, closed table melds, and its bounds."""
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def test_ended_phase_and_an_illegal_turn(client) -> None:
 
 
 def test_a_closed_table_meld_frees_no_joker_in_both_endpoints(client) -> None:
-    # SPEC §5: a table meld may be {"cards", "closed": true} when its history closed it
+    # docs/api.md#checking-one-turn: a table meld may be {"cards", "closed": true} when its history
+    # closed it
     base = {"ruleset": "kaluki-hunt", "hand": ["7h", "7s", "2c", "9d"], "opened": True,
             "discard_top": None}
     release = {"draw": {"from": "stock", "card": "Qs"},
@@ -83,7 +84,7 @@ def test_bad_table_melds_are_validation_errors(client, table, field) -> None:
 
 
 def test_bounds(client) -> None:
-    # a hand holds at most hand_size + 1 cards (SPEC §5)
+    # a hand holds at most hand_size + 1 cards (docs/api.md#legal-next-plays)
     r = client.post("/v1/turns/options", json={**HUNT, "hand": ["2c"] * 2 + ["3c"] * 2 + [
         r + s for r in "456789TJQ" for s in "c"] + ["Kd", "Kh", "Ks"]})
     assert r.status_code == 422 and r.get_json()["code"] == "hand-too-large"
@@ -109,7 +110,8 @@ def test_options_agree_with_check_over_http(client, name) -> None:
                 "hand": [str(c) for c in s.hand], "opened": s.opened,
                 "laid_before": s.laid_before,
                 "discard_top": str(s.top) if s.top else None}
-        if s.round is not None:  # SPEC §5: round, players, down, calls_made as /turns/check
+        # docs/api.md#contract-rule-sets: round, players, down, calls_made as /turns/check
+        if s.round is not None:
             body.update(round=s.round, players=s.seats, down=list(s.down),
                         calls_made=s.calls_made)
         turn = turn_to_data(s.turn())
@@ -141,7 +143,7 @@ def test_the_hostile_worst_cases_are_bounded(client) -> None:
         assert r.status_code == 422 and r.get_json()["code"] == "search-too-large"
 
 
-# -- contract rule sets (SPEC §3.1, §5): round, players, down, calls_made as /turns/check -------
+# -- contract rule sets (docs/api.md#contract-rule-sets): round, players, down, calls_made -----
 
 ANN = ["7h", "7s", "7c", "9d", "9d", "JK", "Kc", "Kh", "Ks"]
 JAM = {"ruleset": "kalooki-jamaica", "round": 1, "hand": ANN, "discard_top": "2s",
@@ -188,8 +190,8 @@ def test_a_round_in_a_classic_body_is_invalid_round(client) -> None:
 
 
 def test_callers_and_a_call_in_the_turn_so_far(client) -> None:
-    # §3.1: bob may call (cy discarded the 2s: call-own-discard); a granted call leaves the
-    # stock draw, a refused one the discard
+    # docs/api.md#contract-rule-sets: bob may call (cy discarded the 2s: call-own-discard); a
+    # granted call leaves the stock draw, a refused one the discard
     a = _post(client, {**JAM, "turn": {}})
     assert a["phase"] == "draw" and a["callers"] == ["bob"]
     granted = _post(client, {**JAM, "turn": {"call": {"player": "bob", "granted": True,
@@ -214,7 +216,8 @@ def test_callers_and_a_call_in_the_turn_so_far(client) -> None:
 
 
 def test_the_lay_then_down_and_out(client) -> None:
-    # §5: one lay, the most cards; after it a down player's last card may end the hand
+    # docs/api.md#legal-next-plays: one lay, the most cards; after it a down player's
+    # last card may end the hand
     a = _post(client, {**JAM, "turn": {"draw": {"from": "stock", "card": "Kd"}}})
     assert a["callers"] == [] and a["can_end"]
     lays = [o for o in a["options"] if "lay" in o]
@@ -262,7 +265,8 @@ def test_contract_options_agree_with_check_in_the_draw_phase(client) -> None:
 
 def test_contract_answers_and_records_match_the_openapi_schemas(client) -> None:
     """The Option and Play components hold the lay and the shift, Turn the call and the
-    hand record its round (SPEC §3.1), so a client generated from the document reads them."""
+    hand record its round (docs/api.md#contract-rule-sets), so a client generated from the document
+    reads them."""
     from jsonschema import ValidationError
 
     from tests.api.test_contract_referee import RECORD

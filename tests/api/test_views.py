@@ -1,4 +1,4 @@
-"""Views (SPEC §5 "Views: what one player may see"): /hands/adjudicate?view=P shows P's cards
+"""Views (docs/api.md#views): /hands/adjudicate?view=P shows P's cards
 and only counts for everyone else, in `state` and every step; ?spectator=true shows no hand.
 
 The check is by content, not only by shape: every card that only ever sat in another
@@ -136,8 +136,9 @@ def test_a_view_without_steps(client) -> None:
 
 
 def test_a_callers_penalty_cards_are_private(client) -> None:
-    """SPEC §3.1: a caller's penalty cards are private cards, hidden in other players' views
-    (the step's played call shows no penalty, as another player's stock draw shows no card)."""
+    """docs/api.md#contract-rule-sets: a caller's penalty cards are private cards, hidden in other
+    players' views (the step's played call shows no penalty, as another player's stock draw shows no
+    card)."""
     from tests.api.test_contract_referee import RECORD
 
     def call_of(query: str) -> dict:

@@ -1,5 +1,5 @@
-"""The published conformance corpus (SPEC §8.1, issue 25): this service agrees with it,
-it covers every code, rule set and endpoint, and it is versioned and well formed."""
+"""The published conformance corpus (docs/corpus.md#the-conformance-corpus, issue 25): this service
+agrees with it, it covers every code, rule set and endpoint, and it is versioned and well formed."""
 
 from __future__ import annotations
 
@@ -182,9 +182,9 @@ def test_an_endpoint_the_app_gains_is_covered_from_then_on(live):
 
 
 def test_contract_rule_sets_get_a_down_and_out_to_start_from():
-    """For a contract rule set (SPEC §3.1) the generator constructs a down-and-out: the
-    round's contract laid as one play (threes of different ranks, fours of different suits)
-    and one natural discarded, from a deal of the round's size."""
+    """For a contract rule set (docs/api.md#contract-rule-sets) the generator constructs a
+    down-and-out: the round's contract laid as one play (threes of different ranks, fours of
+    different suits) and one natural discarded, from a deal of the round's size."""
     import random
     from collections import Counter
     from types import SimpleNamespace

@@ -211,8 +211,8 @@ def test_the_hunt_is_legal_and_its_permalink_shows_the_same(new_page, server) ->
 
 
 def test_a_view_switch_and_what_could_be_played_here(new_page) -> None:
-    """SPEC §5 "Views" and "Legal next plays": the stepper shows the hand as one player or a
-    spectator sees it, and lists the next player's legal plays from /v1/turns/options."""
+    """docs/api.md#views and docs/api.md#legal-next-plays: the stepper shows the hand as one player
+    or a spectator sees it, and lists the next player's legal plays from /v1/turns/options."""
     from playwright.sync_api import expect
 
     page = new_page()

@@ -1,5 +1,5 @@
-"""The console and Jamaican records (SPEC §3.1): its example hand adjudicates legal with a
-call, a lay and a shift, and the stepper's words for them are in every catalog."""
+"""The console and Jamaican records (docs/api.md#contract-rule-sets): its example hand adjudicates
+legal with a call, a lay and a shift, and the stepper's words for them are in every catalog."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ OPERATION_IDS = {
     "correctHand", "getSheet", "getSettlement", "streamEvents",
     "listRuleSets", "getRuleSet", "listViolations", "getProblem"}
 NEEDS_TOKEN = {"appendHand", "buyIn", "deleteMatch", "exportMatch", "correctHand"}
-TOKEN_OPTIONAL = {"importMatch"}  # only for an id that was deleted or expired (SPEC §7)
+# only for an id that was deleted or expired (docs/api.md#export-and-import)
+TOKEN_OPTIONAL = {"importMatch"}
 COMPONENTS = {"Card", "MeldCard", "RuleSetRef", "Meld", "Violation", "HandRecord", "Turn", "Play",
               "Match", "Standing", "Problem"}
 

@@ -1,4 +1,5 @@
-"""openapi/openapi.json in the repository equals what the service serves (SPEC §8)."""
+"""openapi/openapi.json in the repository equals what the service serves
+(docs/api.md#the-kaluki-api-for-client-developers)."""
 
 from __future__ import annotations
 

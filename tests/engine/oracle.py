@@ -62,7 +62,7 @@ def all_melds(hand: Sequence[Card], rules: RuleSet, exhaustive: bool = True) -> 
     """Every meld the hand can form (as a multiset of card indices) and its best points.
 
     ``exhaustive`` tries every sub-multiset of the hand. Without it only those whose
-    natural cards share a rank or share a suit are tried (SPEC §2: a set is one
+    natural cards share a rank or share a suit are tried (docs/api.md#melds: a set is one
     rank, a run one suit), which is what makes 14-card hands affordable.
     """
     if exhaustive:

@@ -87,8 +87,8 @@ def test_dense_catalog_hands_are_never_refused(name: str, data: st.DataObject) -
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), opened=st.booleans())
 def test_jamaican_hands_are_never_refused(data: st.DataObject, opened: bool) -> None:
-    """kalooki-jamaica (SPEC §3.1): a hand of its deal size + 1 from the three-to-four-seat
-    deck (2 decks, 4 jokers), any round, is analysed within the budget."""
+    """kalooki-jamaica (docs/api.md#contract-rule-sets): a hand of its deal size + 1 from the
+    three-to-four-seat deck (2 decks, 4 jokers), any round, is analysed within the budget."""
     rules = CATALOG["kalooki-jamaica"]
     round_ = data.draw(st.integers(1, rules.rounds), label="round")
     deck = full_deck(*rules.deck_for(4))

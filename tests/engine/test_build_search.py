@@ -1,8 +1,9 @@
-"""Builds do not depend on the order the cards are listed (SPEC §5 build; issue 19).
+"""Builds do not depend on the order the cards are listed (docs/api.md#rulings-200-with-valid--legal
+build; issue 19).
 
-SPEC §5: "cards go where they fit, in whatever order makes them fit: the order they
-are listed in never changes the ruling; a card that fits both ends of a run is placed
-high unless written {"card", "end": "low"}; when several placements of the cards fit,
+docs/api.md#rulings-200-with-valid--legal: "cards go where they fit, in whatever order makes them
+fit: the order they are listed in never changes the ruling; a card that fits both ends of a run is
+placed high unless written {"card", "end": "low"}; when several placements of the cards fit,
 the one with the most points, then the one that places cards highest".
 
 The reference below reads that sentence literally: every order of the cards is tried,
@@ -59,8 +60,8 @@ def _one_at_a_time(meld: m.Meld, p: m.Placed, rules: RuleSet) -> m.Meld | None:
 
 
 def reference(meld: m.Meld, added: Sequence[m.Placed], rules: RuleSet) -> m.Meld | None:
-    """SPEC §5 read literally: every order, each card high unless written low or it does
-    not fit high; the most points, then the highest."""
+    """docs/api.md#rulings-200-with-valid--legal read literally: every order, each card high unless
+    written low or it does not fit high; the most points, then the highest."""
     results = []
     for order in itertools.permutations(added):
         cur: m.Meld | None = meld
@@ -146,7 +147,8 @@ def _answer(ruling: m.BuildRuling) -> tuple[Any, ...]:
 def test_a_run_build_is_the_same_in_every_order(case: tuple[RuleSet, m.RunMeld, list[m.Placed]],
                                                 data: st.DataObject) -> None:
     """Issue 19 item 1: every permutation of a build's cards gets the same ruling (codes
-    and the facts they cite) and the same resulting meld; and that is SPEC §5's answer."""
+    and the facts they cite) and the same resulting meld; and that is
+    docs/api.md#rulings-200-with-valid--legal's answer."""
     rules, meld, added = case
     first = m.build(meld, added, rules)
     for order in itertools.permutations(added):
@@ -217,8 +219,8 @@ def test_the_oracle_cases_of_issue_19() -> None:
 
 
 def test_most_points_then_highest() -> None:
-    """Issue 19 item 4 / SPEC §5: As and Ks on 2-Q of spades under kalooki-40 give 2-A
-    (95), never A-K (85), in either order."""
+    """Issue 19 item 4 / docs/api.md#rulings-200-with-valid--legal: As and Ks on 2-Q of spades under
+    kalooki-40 give 2-A (95), never A-K (85), in either order."""
     table = "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs"
     for order in (["As", "Ks"], ["Ks", "As"]):
         ruling = _build("kalooki-40", table, order)
@@ -228,15 +230,16 @@ def test_most_points_then_highest() -> None:
 
 
 def test_a_card_that_fits_both_ends_goes_high() -> None:
-    """SPEC §5: a card that fits both ends is placed high unless written low, even where
-    low would count more (a low ace counts 11 in kaluki-hunt); written low, it goes low."""
+    """docs/api.md#rulings-200-with-valid--legal: a card that fits both ends is placed high unless
+    written low, even where low would count more (a low ace counts 11 in kaluki-hunt); written low,
+    it goes low."""
     assert str(_build("kaluki-hunt", "2h 3h 4h", ["JK"]).meld) == "2h 3h 4h JK=5h"
     assert str(_build("kaluki-hunt", "2h 3h 4h", [{"card": "JK", "end": "low"}]).meld) == \
         "JK=Ah 2h 3h 4h"
     # the joker fits both ends whenever it is laid, so it goes high in either order
     for order in (["JK", "5h"], ["5h", "JK"]):
         assert str(_build("kaluki-hunt", "2h 3h 4h", order).meld) == "2h 3h 4h 5h JK=6h"
-    # an ace on 2-K fits both ends: high (SPEC §2 high_or_low)
+    # an ace on 2-K fits both ends: high (docs/api.md#melds high_or_low)
     assert str(_build("kalooki-40", "2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd", ["Ad"]).meld).endswith("Ad")
 
 
@@ -253,7 +256,7 @@ def test_a_refusal_names_the_same_card_in_every_order() -> None:
 
 
 def test_joker_naming_only_its_rank_takes_the_runs_suit() -> None:
-    """SPEC §2 (issue 19 item 5): a run's joker may name only its rank; the run's suit
+    """docs/api.md#melds (issue 19 item 5): a run's joker may name only its rank; the run's suit
     is meant, in a meld and in a build."""
     rules = CATALOG["kaluki-hunt"]
     ruling = m.validate(["9h", "JK=T", "Jh"], rules)

@@ -1,4 +1,4 @@
-"""Card notation and the deck (docs/api.md "Cards"; SPEC §1): every spelling the contract
+"""Card notation and the deck (docs/api.md#cards): every spelling the contract
 accepts reads to one card, every card writes back canonically, and nothing else reads."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
     ("JK", "JK"), ("jk", "JK"), ("*", "JK"),
 ])
 def test_every_spelling_the_contract_accepts_reads_canonically(text: str, canonical: str) -> None:
-    # SPEC §1: case-insensitive, 10 for T, suit symbols, * for a joker; answers canonical
+    # docs/api.md#cards: case-insensitive, 10 for T, suit symbols, * for a joker; answers canonical
     assert str(parse_card(text)) == canonical
 
 
@@ -73,7 +73,8 @@ def test_the_index_is_a_bijection_onto_0_to_52() -> None:
 ])
 def test_a_joker_in_a_meld_may_say_what_it_stands_for(text: str, shown: str, rank: int | None,
                                                        suit: str | None) -> None:
-    # SPEC §1/§2: JK=7h; for a set only the rank matters (JK=7); a run's JK=Q means its suit
+    # docs/api.md#cards, docs/api.md#melds: JK=7h; for a set only the rank matters (JK=7); a run's
+    # JK=Q means its suit
     card = parse_meld_card(text)
     assert (str(card), card.as_rank, card.as_suit) == (shown, rank, suit)
 
@@ -91,7 +92,7 @@ def test_a_deck_is_decks_times_52_plus_jokers() -> None:
 
 
 def test_cards_that_could_not_come_from_one_deck_are_impossible() -> None:
-    # SPEC §1 (impossible-cards): 2 decks + 2 jokers hold two of each card and two jokers
+    # docs/api.md#cards (impossible-cards): 2 decks + 2 jokers hold two of each card and two jokers
     check_deck([parse_card("Qs")] * 2 + [JOKER] * 2, 2, 2)
     with pytest.raises(ImpossibleCards) as err:
         check_deck([parse_card("Qs")] * 3, 2, 2)

@@ -1,7 +1,7 @@
-"""``closed`` comes from the rule that rules on releases (SPEC §2 ``closed``, §3 joker
-release; issue 19 item 2).
+"""``closed`` comes from the rule that rules on releases (docs/api.md#melds ``closed``,
+docs/api.md#joker-release; issue 19 item 2).
 
-SPEC §2: a meld's ``closed`` (sets: no joker can ever be released from it). The
+docs/api.md#melds: a meld's ``closed`` (sets: no joker can ever be released from it). The
 property: ``melds.is_closed`` is true exactly when ``melds.release`` refuses every lay
 of naturals the deck could still hold (every multiset of the meld's rank for a set, every
 card and pair of cards for a run, with a card of another rank or suit among them).
@@ -140,10 +140,10 @@ def test_two_naturals_on_a_closed_four_of_repeated_suits_are_refused() -> None:
 
 
 def test_a_closed_meld_still_takes_builds() -> None:
-    """Issue 19 item 6: ``closed`` is about jokers only (SPEC §2: no joker can ever be
-    released from it); a closed meld takes builds like any other (SPEC §5 build: up to
-    set_max, at a run's ends), so no build is refused for being closed and the catalog has
-    no ``meld-closed`` code."""
+    """Issue 19 item 6: ``closed`` is about jokers only (docs/api.md#melds: no joker can ever be
+    released from it); a closed meld takes builds like any other
+    (docs/api.md#rulings-200-with-valid--legal build: up to set_max, at a run's ends), so no build
+    is refused for being closed and the catalog has no ``meld-closed`` code."""
     from service.engine.violations import CODES
 
     cases = [

@@ -1,4 +1,4 @@
-"""The game under a contract rule set (SPEC §3.1, "Rulings in a contract rule set"):
+"""The game under a contract rule set (docs/api.md#contract-rule-sets):
 going down with the round's contract, no meld or build before it, the joker shift,
 calls (granted and refused, with their limits), no joker discards, no discard pickup
 after going down, the optional final discard and down-and-out, the hand-size cap, and
@@ -41,8 +41,8 @@ def over(**overrides) -> object:
 # -- going down ------------------------------------------------------------------------
 
 def test_the_lay_is_the_opening_and_its_melds_join_the_table_in_order() -> None:
-    """§3.1: going down is {"lay": [...]}, exactly the round's contract; the melds join the
-    table in the order listed; the player is then down."""
+    """docs/api.md#contract-rule-sets: going down is {"lay": [...]}, exactly the round's contract;
+    the melds join the table in the order listed; the player is then down."""
     g = jam()
     g.draw("stock")
     op = allowed(g, "lay", CONTRACT)
@@ -53,15 +53,16 @@ def test_the_lay_is_the_opening_and_its_melds_join_the_table_in_order() -> None:
 
 
 def test_a_lay_short_of_the_contract_is_contract_not_met() -> None:
-    """§3.1: exactly the round's number of threes and fours (contract-not-met)."""
+    """docs/api.md#contract-rule-sets: exactly the round's number of threes and fours
+    (contract-not-met)."""
     g = jam()
     g.draw("stock")
     refused(g, "lay", CONTRACT[:2], expect="contract-not-met")
 
 
 def test_before_going_down_no_meld_and_no_build() -> None:
-    """§3.1: before going down a player lays no meld (contract-not-met) and builds nothing
-    (build-before-opening: going down is the opening)."""
+    """docs/api.md#contract-rule-sets: before going down a player lays no meld (contract-not-met)
+    and builds nothing (build-before-opening: going down is the opening)."""
     g = jam(table=[m.table_meld(["2h", "3h", "4h", "5h"], JAM)], opened=["cy"])
     g.draw("stock")  # Ad
     refused(g, "meld", toks("7h 7s 7c"), expect="contract-not-met")
@@ -69,8 +70,8 @@ def test_before_going_down_no_meld_and_no_build() -> None:
 
 
 def test_after_going_down_a_meld_or_a_second_lay_is_contract_extra_meld() -> None:
-    """§3.1: after going down a meld of one's own is contract-extra-meld unless
-    melds_after_contract, and so is a second lay in one deal."""
+    """docs/api.md#contract-rule-sets: after going down a meld of one's own is contract-extra-meld
+    unless melds_after_contract, and so is a second lay in one deal."""
     hands = ("7h 7s 7c 9d 9d JK Kc Kh Ks".replace("JK", "9c"), BOB, CY)
     g = jam(hands=hands, stock="5c " + STOCK, table=[], opened=["ann"])
     g.draw("stock")
@@ -84,7 +85,7 @@ def test_after_going_down_a_meld_or_a_second_lay_is_contract_extra_meld() -> Non
 
 
 def test_a_lay_is_no_play_of_a_rule_set_without_contracts() -> None:
-    """§3.1: a lay replaces the opening in a contract rule set only."""
+    """docs/api.md#contract-rule-sets: a lay replaces the opening in a contract rule set only."""
     from tests.engine.hands import ANN as HUNT_ANN
     from tests.engine.hands import record
     data = record(turns=[{"player": "ann", "draw": {"from": "stock", "card": "Qc"},
@@ -101,8 +102,8 @@ def test_a_lay_is_no_play_of_a_rule_set_without_contracts() -> None:
 # -- down-and-out, the optional final discard ------------------------------------------
 
 def test_down_and_out_is_the_special_win() -> None:
-    """§3.1: down-and-out, the contract and every other card in one turn with nothing laid
-    before, is the special win; final_discard optional."""
+    """docs/api.md#contract-rule-sets: down-and-out, the contract and every other card in one turn
+    with nothing laid before, is the special win; final_discard optional."""
     g = jam()
     g.draw("stock")  # Ad
     g.lay(CONTRACT)
@@ -111,7 +112,7 @@ def test_down_and_out_is_the_special_win() -> None:
 
 
 def test_going_out_by_the_lay_alone_needs_no_discard() -> None:
-    """§3.1 final_discard optional: the last card may go to the table."""
+    """docs/api.md#contract-rule-sets final_discard optional: the last card may go to the table."""
     g = jam(stock="9c " + STOCK)
     g.draw("stock")  # 9c builds on the nines
     g.lay(CONTRACT)
@@ -122,7 +123,8 @@ def test_going_out_by_the_lay_alone_needs_no_discard() -> None:
 
 
 def test_going_out_after_an_earlier_lay_is_out() -> None:
-    """§3.1: nothing laid before: a player down in an earlier turn only goes out."""
+    """docs/api.md#contract-rule-sets: nothing laid before: a player down in an earlier turn only
+    goes out."""
     g = jam(hands=("8d", BOB, CY), stock="9s " + STOCK,
             table=[m.table_meld(["8h", "8s", "8c"], JAM)], opened=["ann"])
     g.draw("stock")
@@ -138,8 +140,9 @@ LAY2 = [(toks("5h JK 7h 8h"), None), (toks("9c 9s 9d"), None), (toks("Qc Qs Qd")
 
 
 def test_a_shift_lays_the_natural_and_moves_the_joker_to_the_high_end() -> None:
-    """§3.1: the natural takes the joker's place; the joker moves to that end of the same
-    run (default high), standing for the card beyond it; here it is the down-and-out."""
+    """docs/api.md#contract-rule-sets: the natural takes the joker's place; the joker moves to that
+    end of the same run (default high), standing for the card beyond it; here it is the
+    down-and-out."""
     g = jam(hands=R2, stock="6h " + STOCK, round=2)
     g.draw("stock")
     g.lay(LAY2)
@@ -151,7 +154,7 @@ def test_a_shift_lays_the_natural_and_moves_the_joker_to_the_high_end() -> None:
 
 
 def test_a_shift_to_the_low_end() -> None:
-    """§3.1: "end": "low" puts the joker below the run."""
+    """docs/api.md#contract-rule-sets: "end": "low" puts the joker below the run."""
     g = jam(hands=R2, stock="6h " + STOCK, round=2)
     g.draw("stock")
     g.lay(LAY2)
@@ -160,7 +163,8 @@ def test_a_shift_to_the_low_end() -> None:
 
 
 def test_a_shift_goes_low_when_the_high_end_has_no_room() -> None:
-    """§3.1: default high, or low when the high end has no room (beyond the ace)."""
+    """docs/api.md#contract-rule-sets: default high, or low when the high end has no room (beyond
+    the ace)."""
     run = m.table_meld(["Jh", "Qh", "Kh", "JK"], JAM)  # JK=Ah
     g = jam(hands=("Ah 2c 3c", BOB, CY), stock="4d " + STOCK, table=[run], opened=["ann"])
     g.draw("stock")
@@ -173,8 +177,8 @@ def test_a_shift_goes_low_when_the_high_end_has_no_room() -> None:
 
 
 def test_a_shifted_joker_may_not_land_beside_another() -> None:
-    """§3.1: the run must stay legal: no two jokers side by side (run_jokers_adjacent
-    false); by default the joker then goes low."""
+    """docs/api.md#contract-rule-sets: the run must stay legal: no two jokers side by side
+    (run_jokers_adjacent false); by default the joker then goes low."""
     run = m.table_meld(["5h", "JK", "7h", "8h", "JK"], JAM)  # JK=6h, JK=9h
     assert str(run) == "5h JK=6h 7h 8h JK=9h"
     g = jam(hands=("6h 2c 3c", BOB, CY), stock="4d " + STOCK, table=[run], opened=["ann"])
@@ -186,8 +190,8 @@ def test_a_shifted_joker_may_not_land_beside_another() -> None:
 
 
 def test_a_shift_the_rules_do_not_allow_is_joker_not_shiftable_with_its_reason() -> None:
-    """§3.1: anything else, a shift by a player who is not down included, is
-    joker-not-shiftable with its reason."""
+    """docs/api.md#contract-rule-sets: anything else, a shift by a player who is not down included,
+    is joker-not-shiftable with its reason."""
     run = m.table_meld(["5h", "JK", "7h", "8h"], JAM)
     three = m.table_meld(["9c", "9s", "JK"], JAM)
     table = [run, three]
@@ -210,8 +214,8 @@ def test_a_shift_the_rules_do_not_allow_is_joker_not_shiftable_with_its_reason()
 # -- calls -----------------------------------------------------------------------------
 
 def test_a_granted_call_gives_the_caller_the_discard_and_a_penalty_card() -> None:
-    """§3.1: granted, P takes the discard and call_penalty_cards from the stock, then the
-    player whose turn it is draws from the stock; granted calls count."""
+    """docs/api.md#contract-rule-sets: granted, P takes the discard and call_penalty_cards from the
+    stock, then the player whose turn it is draws from the stock; granted calls count."""
     g = jam()
     op = allowed(g, "call", "cy", True, None)
     assert isinstance(op, Calling) and op.penalty == (C("Ad"),)
@@ -223,8 +227,8 @@ def test_a_granted_call_gives_the_caller_the_discard_and_a_penalty_card() -> Non
 
 
 def test_a_refused_call_makes_the_player_to_move_take_the_discard() -> None:
-    """§3.1: refused, the player whose turn it is must take that discard themselves;
-    refused calls do not count."""
+    """docs/api.md#contract-rule-sets: refused, the player whose turn it is must take that discard
+    themselves; refused calls do not count."""
     g = jam()
     g.call("bob", False)
     assert dict(g.calls_made)["bob"] == 0 and g.discard_top == C("2s")
@@ -233,8 +237,9 @@ def test_a_refused_call_makes_the_player_to_move_take_the_discard() -> None:
 
 
 def test_who_may_call() -> None:
-    """§3.1: P is neither the player whose turn it is nor the one who discarded the card,
-    not yet down, with calls left this deal; the pile has a card; the rule set has calls."""
+    """docs/api.md#contract-rule-sets: P is neither the player whose turn it is nor the one who
+    discarded the card, not yet down, with calls left this deal; the pile has a card; the rule set
+    has calls."""
     g = jam()
     refused(g, "call", "ann", True, None, expect="call-own-turn")
     g.draw("stock")
@@ -249,8 +254,8 @@ def test_who_may_call() -> None:
 
 
 def test_a_down_player_who_may_not_take_the_discard_cannot_refuse() -> None:
-    """§3.1: a down player may not take the discard (discard-after-down), so cannot refuse
-    a call; a granted call is fine."""
+    """docs/api.md#contract-rule-sets: a down player may not take the discard (discard-after-down),
+    so cannot refuse a call; a granted call is fine."""
     g = jam(opened=["ann"])
     refused(g, "call", "cy", False, None, expect="discard-after-down")
     refused(g, "draw", "discard", None, None, expect="discard-after-down")
@@ -260,9 +265,9 @@ def test_a_down_player_who_may_not_take_the_discard_cannot_refuse() -> None:
 
 
 def test_penalty_cards_are_named_like_a_stock_draw() -> None:
-    """§3.1: a granted call's penalty cards are named like a stock draw's: the stock's top
-    when it is known (stock-mismatch), required without a stock (missing-card), and unseen
-    (card-not-in-stock)."""
+    """docs/api.md#contract-rule-sets: a granted call's penalty cards are named like a stock draw's:
+    the stock's top when it is known (stock-mismatch), required without a stock (missing-card), and
+    unseen (card-not-in-stock)."""
     refused(jam(), "call", "cy", True, parse_cards(["3s"]), expect="stock-mismatch")
     assert jam().can_call("cy", True, parse_cards(["Ad"]))
     g = jam(stock=None)
@@ -278,8 +283,8 @@ def test_penalty_cards_are_named_like_a_stock_draw() -> None:
 
 
 def test_a_called_card_carries_no_pickup_obligation() -> None:
-    """§3.1: a called card carries no pickup obligation (even where discard_pickup would
-    bind a card taken from the pile)."""
+    """docs/api.md#contract-rule-sets: a called card carries no pickup obligation (even where
+    discard_pickup would bind a card taken from the pile)."""
     g = jam(rules=over(discard_pickup="meld_same_turn"))
     g.call("cy", True)
     g.draw("stock")
@@ -300,7 +305,8 @@ def test_a_call_comes_before_the_draw() -> None:
 # -- discards and pickups --------------------------------------------------------------
 
 def test_a_joker_may_not_be_discarded() -> None:
-    """§3.1: a joker may not be discarded (joker-discard) unless joker_discard."""
+    """docs/api.md#contract-rule-sets: a joker may not be discarded (joker-discard) unless
+    joker_discard."""
     g = jam()
     g.draw("stock")
     refused(g, "discard", C("JK"), expect="joker-discard")
@@ -333,8 +339,9 @@ def _record(**over):
 
 
 def test_a_record_carries_its_round_and_the_deal_follows_it() -> None:
-    """§5: a contract record carries round (1-based), which picks the contract and the deal
-    size (deal-size); missing: round-required; out of range or without contracts:
+    """docs/api.md#contract-rule-sets: a contract record carries round (1-based), which picks the
+    contract and the deal size (deal-size); missing: round-required; out of range or without
+    contracts:
     invalid-round."""
     assert parse_record(_record()).round == 1
     with pytest.raises(RecordError) as err:
@@ -350,8 +357,8 @@ def test_a_record_carries_its_round_and_the_deal_follows_it() -> None:
 
 
 def test_the_deck_grows_with_the_seats() -> None:
-    """§3.1 deck_by_players: 4 seats -> 2 decks, 6 -> 3: three copies of a card need five
-    seats or more."""
+    """docs/api.md#contract-rule-sets deck_by_players: 4 seats -> 2 decks, 6 -> 3: three copies of a
+    card need five seats or more."""
     five = ["a", "b", "c", "d", "e"]
     hands = ["7h 7h 7h 2c 3c 4c 5c 6c 8c", "2d 3d 4d 5d 6d 7d 8d 9d Td",
              "2s 3s 4s 5s 6s 7s 8s 9s Ts", "2h 3h 4h 5h 6h 8h 9h Th Jh",
@@ -365,8 +372,8 @@ def test_the_deck_grows_with_the_seats() -> None:
 
 
 def test_the_state_says_round_contract_down_and_calls() -> None:
-    """§3.1: a contract hand's state (and each step) says round, contract, down and
-    calls_made."""
+    """docs/api.md#contract-rule-sets: a contract hand's state (and each step) says round, contract,
+    down and calls_made."""
     data = _record(turns=[{"player": "ann", "call": {"player": "cy", "granted": True,
                                                      "penalty": ["Ad"]},
                            "draw": {"from": "stock", "card": "3s"}, "plays": [{"lay": [
@@ -385,8 +392,9 @@ def test_the_state_says_round_contract_down_and_calls() -> None:
 # -- one turn: /turns/check's engine ---------------------------------------------------
 
 def test_check_turn_takes_round_players_down_and_calls_made() -> None:
-    """§5: /turns/check takes round, players (from the player to move; the last seat
-    discarded discard_top), down and calls_made; without players no call is possible."""
+    """docs/api.md#contract-rule-sets: /turns/check takes round, players (from the player to move;
+    the last seat discarded discard_top), down and calls_made; without players no call is
+    possible."""
     hand = parse_cards(ANN.split())
     call = {"player": "bob", "granted": True, "penalty": ["Ad"]}
     from service.engine.record import parse_turn
@@ -410,8 +418,8 @@ def test_check_turn_takes_round_players_down_and_calls_made() -> None:
 
 
 def test_check_turn_caps_the_hand() -> None:
-    """§3.1: a hand holds at most the round's deal size + 1 + call_max × (1 +
-    call_penalty_cards) cards (hand-too-large)."""
+    """docs/api.md#contract-rule-sets: a hand holds at most the round's deal size + 1 + call_max ×
+    (1 + call_penalty_cards) cards (hand-too-large)."""
     from service.engine.record import parse_turn
     turn = parse_turn({"draw": {"from": "stock", "card": "3s"}, "discard": "3s"})
     cap = JAM.hand_cap(1)

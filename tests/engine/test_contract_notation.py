@@ -1,5 +1,5 @@
-"""The text notation of contract records (SPEC §3.1, §5; docs/notation.md): a line for
-``round``, ``lay``, ``shift`` and ``call``, and every record converts both ways without
+"""The text notation of contract records (docs/api.md#contract-rule-sets; docs/notation.md): a line
+for ``round``, ``lay``, ``shift`` and ``call``, and every record converts both ways without
 loss."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Self-play under kalooki-jamaica (SPEC §3.1): the bot plays hands with calls, lays and
-joker shifts, three to eight seats, every round; the referee must rule each legal, and a
+"""Self-play under kalooki-jamaica (docs/api.md#contract-rule-sets): the bot plays hands with calls,
+lays and joker shifts, three to eight seats, every round; the referee must rule each legal, and a
 copy with one card or play changed must be ruled at exactly the fault the change made."""
 
 from __future__ import annotations
@@ -41,21 +41,22 @@ def _mutations(bot: Bot, data: dict, rng: random.Random):
     steps: list = []
     adjudicate(parse_record(data), steps)
     out = []
-    # a joker discarded (§3.1 joker-discard) by a player who held one
+    # a joker discarded (docs/api.md#contract-rule-sets joker-discard) by a player who held one
     held = [i for i, t in enumerate(turns) if "discard" in t and bot.before_discard[i][JOKER]]
     if held:
         i = rng.choice(held)
         m = copy.deepcopy(data)
         m["turns"][i]["discard"] = "JK"
         out.append(("joker-discard", m, ("joker-discard", i, None)))
-    # a lay with one meld left out (§3.1 contract-not-met)
+    # a lay with one meld left out (docs/api.md#contract-rule-sets contract-not-met)
     lays = [(i, j) for i, t in enumerate(turns) for j, p in enumerate(t["plays"]) if "lay" in p]
     if lays:
         i, j = rng.choice(lays)
         m = copy.deepcopy(data)
         m["turns"][i]["plays"][j]["lay"].pop()
         out.append(("lay-short", m, ("contract-not-met", i, j)))
-    # a down player's stock draw turned into a discard pickup (§3.1 discard-after-down)
+    # a down player's stock draw turned into a discard pickup (docs/api.md#contract-rule-sets
+    # discard-after-down)
     down = [i for i, t in enumerate(turns) if bot.down_at[i] and "call" not in t
             and t["draw"]["from"] == "stock" and "restock" not in t]
     if down:
@@ -63,7 +64,8 @@ def _mutations(bot: Bot, data: dict, rng: random.Random):
         m = copy.deepcopy(data)
         m["turns"][i]["draw"] = {"from": "discard"}
         out.append(("pickup-after-down", m, ("discard-after-down", i, None)))
-    # the player to move calls (§3.1 call-own-turn; call-no-discard when the pile is empty)
+    # the player to move calls (docs/api.md#contract-rule-sets call-own-turn; call-no-discard when
+    # the pile is empty)
     quiet = [i for i, t in enumerate(turns) if "call" not in t]
     if quiet:
         i = rng.choice(quiet)

@@ -1,9 +1,10 @@
-"""Contract rule sets (SPEC §3.1, Jamaican Kalooki): melds, the lay, scoring, the solver.
+"""Contract rule sets (docs/api.md#contract-rule-sets, Jamaican Kalooki): melds, the lay, scoring,
+the solver.
 
-Sources: SPEC §3.1 (the catalog entry ``kalooki-jamaica``); pagat.com "Caribbean Kalooki"
-(threes may repeat suits; no two jokers together in a four; ace high or low, never round
-the corner; contracts 333 … 4444; black ace 15, red ace 1, joker 50); Wikipedia "Kalooki"
-(the nine contracts; deal sizes 9 … 16; going down lays exactly the contract).
+Sources: docs/api.md#contract-rule-sets (the catalog entry ``kalooki-jamaica``); pagat.com
+"Caribbean Kalooki" (threes may repeat suits; no two jokers together in a four; ace high or low,
+never round the corner; contracts 333 … 4444; black ace 15, red ace 1, joker 50); Wikipedia
+"Kalooki" (the nine contracts; deal sizes 9 … 16; going down lays exactly the contract).
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ def codes(ruling) -> list[str]:
     (["7c", "8c", "9c"], False, "run-too-short"),         # a four has 4+ cards
 ])
 def test_jamaican_melds(cards: list[str], valid: bool, code: str | None) -> None:
-    """SPEC §3.1: threes with repeated suits and 2+ naturals; fours of 4+ cards, 2+ naturals,
-    no adjacent jokers, ace high or low at an end."""
+    """docs/api.md#contract-rule-sets: threes with repeated suits and 2+ naturals; fours of 4+
+    cards, 2+ naturals, no adjacent jokers, ace high or low at an end."""
     kind = "set" if cards == ["7c", "JK", "JK"] else None
     r = m.validate(cards, J, kind)
     assert r.valid is valid, r.violations
@@ -79,7 +80,8 @@ def test_building_keeps_jokers_apart() -> None:
 
 
 def test_jokers_are_never_released_in_jamaica() -> None:
-    """SPEC §3.1: release_set and release_run never (the shift is the game's play)."""
+    """docs/api.md#contract-rule-sets: release_set and release_run never (the shift is the game's
+    play)."""
     run = m.table_meld(["7c", "8c", "9c", "JK"], J)
     r = m.release(run, parse_cards(["Tc"]), J)
     assert not r.legal and r.violations[0].code == "joker-not-releasable"
@@ -88,8 +90,8 @@ def test_jokers_are_never_released_in_jamaica() -> None:
 
 
 def test_meld_points_count_aces_by_colour() -> None:
-    """SPEC §3.1: a meld's points count aces by colour wherever they stand (red 1, black 15),
-    ace_low_value does not apply; a joker counts as the card it stands for."""
+    """docs/api.md#contract-rule-sets: a meld's points count aces by colour wherever they stand (red
+    1, black 15), ace_low_value does not apply; a joker counts as the card it stands for."""
     assert m.validate(["Ah", "2h", "3h", "4h"], J).meld.points == 1 + 2 + 3 + 4
     assert m.validate(["As", "2s", "3s", "4s"], J).meld.points == 15 + 9
     assert m.validate(["JK", "2s", "3s", "4s"], J).meld.points == 15 + 9
@@ -122,8 +124,8 @@ def test_a_legal_jamaican_meld_obeys_every_rule(cards: list[Card]) -> None:
        st.sets(st.integers(0, 12), max_size=4), st.booleans())
 def test_four_points_count_aces_by_colour(start: int, n: int, suit: str, holes: set[int],
                                           backwards: bool) -> None:
-    """Property (SPEC §3.1): a four's points are its cards' values, each ace by its colour
-    wherever it stands, each joker as the card it stands for."""
+    """Property (docs/api.md#contract-rule-sets): a four's points are its cards' values, each ace by
+    its colour wherever it stands, each joker as the card it stands for."""
     n = min(n, 14 - start)
     ranks = [(start + i - 1) % 13 + 1 for i in range(n)]
     texts = ["JK" if i in holes else "A23456789TJQK"[r - 1] + suit for i, r in enumerate(ranks)]
@@ -140,7 +142,8 @@ def test_four_points_count_aces_by_colour(start: int, n: int, suit: str, holes: 
 # -- the lay ---------------------------------------------------------------------------
 
 def test_a_lay_meets_its_contract_exactly() -> None:
-    """SPEC §3.1: going down lays exactly the round's threes and fours, longer melds allowed."""
+    """docs/api.md#contract-rule-sets: going down lays exactly the round's threes and fours, longer
+    melds allowed."""
     r = lay([["7c", "7d", "7h"], ["8c", "8c", "JK", "8s"], ["As", "2s", "JK", "4s"]], J, 2)
     assert r.valid and r.contract == "334" and r.points == 21 + 32 + 15 + 2 + 3 + 4
     short = lay([["7c", "7d", "7h"], ["8c", "8c", "JK"]], J, 2)
@@ -154,7 +157,8 @@ def test_a_lay_meets_its_contract_exactly() -> None:
 
 
 def test_contract_distinct_ranks_and_suits() -> None:
-    """SPEC §3.1 contract_distinct: no two threes of one rank, no two fours of one suit."""
+    """docs/api.md#contract-rule-sets contract_distinct: no two threes of one rank, no two fours of
+    one suit."""
     r = lay([["7c", "7d", "7h"], ["7s", "7s", "JK"], ["8c", "8d", "JK"]], J, 1)
     assert codes(r) == ["contract-duplicate-rank"] and r.violations[0].params["melds"] == [0, 1]
     r = lay([["2s", "3s", "4s", "5s"], ["9s", "Ts", "Js", "Qs"], ["8c", "8d", "JK"]], J, 3)
@@ -188,7 +192,8 @@ def test_an_ambiguous_meld_is_read_to_meet_the_contract() -> None:
 # -- scoring -------------------------------------------------------------------------------
 
 def test_card_values_red_and_black_aces() -> None:
-    """SPEC §3.1: joker 50, black ace 15, red ace 1, T J Q K 10, 2-9 face (pagat)."""
+    """docs/api.md#contract-rule-sets: joker 50, black ace 15, red ace 1, T J Q K 10, 2-9 face
+    (pagat)."""
     values = {t: card_value(c, J) for t, c in zip(["JK", "As", "Ac", "Ah", "Ad", "Kd", "7h"],
                                                    parse_cards(["JK", "As", "Ac", "Ah", "Ad", "Kd", "7h"]), strict=False)}
     assert values == {"JK": 50, "As": 15, "Ac": 15, "Ah": 1, "Ad": 1, "Kd": 10, "7h": 7}
@@ -197,9 +202,9 @@ def test_card_values_red_and_black_aces() -> None:
 
 
 def test_penalty_scoring_and_down_and_out() -> None:
-    """SPEC §3.1, §6 penalty: the winner scores 0, each other player's penalty grows by their
-    hand value; a down-and-out (finish special) multiplies by special_multiplier (1, or 2 as
-    superkalooki's override)."""
+    """docs/api.md#contract-rule-sets, docs/api.md#end-of-hand-scoring penalty: the winner scores 0,
+    each other player's penalty grows by their hand value; a down-and-out (finish special)
+    multiplies by special_multiplier (1, or 2 as superkalooki's override)."""
     players = [("a", []), ("b", parse_cards(["As", "Ah", "JK"])), ("c", parse_cards(["Kd"]))]
     out = score_hand(J, "a", "out", players)
     assert [(s.id, s.penalty, s.points) for s in out.scores] == [("a", 0, 0), ("b", 66, 0), ("c", 10, 0)]
@@ -210,7 +215,8 @@ def test_penalty_scoring_and_down_and_out() -> None:
 
 
 def test_the_deck_follows_the_seats_when_scoring() -> None:
-    """SPEC §3.1 deck_by_players: five seats play three decks and eight jokers."""
+    """docs/api.md#contract-rule-sets deck_by_players: five seats play three decks and eight
+    jokers."""
     hands = [("p0", [])] + [(f"p{i}", [JOKER, JOKER]) for i in range(1, 5)]  # 8 jokers
     score_hand(J, "p0", "out", hands)
     with pytest.raises(Exception) as e:
@@ -303,9 +309,9 @@ def _near_lay(rng: random.Random, round_: int) -> list[Card]:
 
 @pytest.mark.parametrize("seed", range(120))
 def test_the_best_lay_is_exact(seed: int) -> None:
-    """SPEC §3.1 /hands/analyze with round: melds/deadwood are the lay meeting the contract
-    with the lowest deadwood (then most cards melded, then points); can_open = one exists;
-    can_go_out = can_special = a lay melds the whole hand or all but one discardable card.
+    """docs/api.md#contract-rule-sets /hands/analyze with round: melds/deadwood are the lay meeting
+    the contract with the lowest deadwood (then most cards melded, then points); can_open = one
+    exists; can_go_out = can_special = a lay melds the whole hand or all but one discardable card.
     Checked against a brute force over the oracle's melds (dense hands, few suits)."""
     rng = random.Random(seed)
     round_ = rng.choice([1, 2, 3, 4])  # 333, 334, 344, 444
@@ -328,7 +334,8 @@ def test_the_best_lay_is_exact(seed: int) -> None:
 
 
 def test_going_out_needs_a_discardable_last_card() -> None:
-    """SPEC §3.1 joker_discard false: a lay leaving only a joker cannot go out."""
+    """docs/api.md#contract-rule-sets joker_discard false: a lay leaving only a joker cannot go
+    out."""
     hand = parse_cards(["7c", "7d", "7h", "8c", "8d", "8h", "9c", "9d", "9h", "JK"])
     a = analyze(hand, J, round=1)
     assert a.can_go_out and a.deadwood == ()  # the joker joins a three
@@ -338,7 +345,8 @@ def test_going_out_needs_a_discardable_last_card() -> None:
 
 
 def test_a_down_player_melds_nothing_of_their_own() -> None:
-    """SPEC §3.1: melds_after_contract false: a down player has no melds; with it, any melds."""
+    """docs/api.md#contract-rule-sets: melds_after_contract false: a down player has no melds; with
+    it, any melds."""
     hand = parse_cards(["7c", "7d", "7h", "Kd"])
     a = analyze(hand, J, opened=True, round=1)
     assert a.melds == () and not a.can_go_out and not a.can_special
@@ -348,7 +356,8 @@ def test_a_down_player_melds_nothing_of_their_own() -> None:
 
 
 def test_analyze_takes_round_only_in_contract_rule_sets() -> None:
-    """SPEC §5: round-required / invalid-round; the hand cap is deal + 1 + calls."""
+    """docs/api.md#contract-rule-sets: round-required / invalid-round; the hand cap is deal + 1 +
+    calls."""
     with pytest.raises(RoundRequired):
         analyze(parse_cards(["7c"]), J)
     with pytest.raises(InvalidRound):
@@ -391,8 +400,9 @@ def test_every_lay_size_found_is_a_combination_of_the_hand() -> None:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_a_down_players_free_melds_agree_with_the_oracle(seed: int) -> None:
-    """melds_after_contract true: a down player's arrangement is any melds (SPEC §5 with
-    opened), under Jamaican melds (repeated suits, jokers apart, aces by colour)."""
+    """melds_after_contract true: a down player's arrangement is any melds
+    (docs/api.md#analyzing-a-hand with opened), under Jamaican melds (repeated suits,
+    jokers apart, aces by colour)."""
     from tests.engine.oracle import judge
     free = resolve({"base": "kalooki-jamaica", "overrides": {
         "melds_after_contract": True, "joker_discard": True}})
@@ -407,8 +417,9 @@ def test_a_down_players_free_melds_agree_with_the_oracle(seed: int) -> None:
 # -- matches -------------------------------------------------------------------------------
 
 def test_a_contract_match_takes_each_round_in_turn() -> None:
-    """SPEC §3.1: match_end contracts: appends must be the next round (wrong-round); the
-    match ends after the last contract; the lowest total penalty wins; ties: co_winners."""
+    """docs/api.md#contract-rule-sets: match_end contracts: appends must be the next round
+    (wrong-round); the match ends after the last contract; the lowest total penalty wins; ties:
+    co_winners."""
     from service.engine.match import MatchError, apply_hand, match_end_of, new_match, rescore
     end = match_end_of(J)
     assert end.rounds == 9 and end.to_dict()["rounds"] == 9

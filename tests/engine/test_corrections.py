@@ -1,4 +1,4 @@
-"""Corrections fold as if the hand had been entered right (SPEC §7.1 "Corrections").
+"""Corrections fold as if the hand had been entered right (docs/api.md#scorekeeping).
 
 A ledger with corrections folds (``fold_events``) to the same match as the ledger in
 which each corrected hand was entered as its latest correction says and each voided

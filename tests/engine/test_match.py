@@ -38,8 +38,8 @@ def test_bad_config():
 
 
 def test_match_end_is_one_value_nested_in_the_rule_set():
-    """SPEC §3: the match-end parameters are published flat; a rule set holds them as one
-    MatchEnd, and overrides by their flat names reach it."""
+    """docs/api.md#rule-sets-and-overrides: the match-end parameters are published flat; a rule set
+    holds them as one MatchEnd, and overrides by their flat names reach it."""
     uk = CATALOG["kaluki-uk"]
     assert uk.match_end == MatchEnd("elimination", elimination_over=150, buy_ins=True)
     assert {k: uk.to_dict()[k] for k in uk.match_end.to_dict()} == uk.match_end.to_dict()
@@ -54,8 +54,8 @@ def test_match_end_is_one_value_nested_in_the_rule_set():
 
 
 def test_a_match_seats_what_its_rule_set_seats():
-    """SPEC §3 players_min..players_max: a match of one player, or more than the rule set
-    seats, cannot start (player-count), whatever the ids."""
+    """docs/api.md#rule-sets-and-overrides players_min..players_max: a match of one player, or more
+    than the rule set seats, cannot start (player-count), whatever the ids."""
     assert new_match(["a", "b", "c", "d", "e"], CATALOG["kaluki-uk"]).players == ["a", "b", "c", "d", "e"]
     for players in (["a"], ["a", "b", "c", "d", "e"]):
         with pytest.raises(ScoringError) as e:
@@ -64,7 +64,8 @@ def test_a_match_seats_what_its_rule_set_seats():
 
 
 def test_goal_first_to_reach_wins():
-    """S0: "the first player to reach this score wins"; SPEC §3 match_end goal."""
+    """S0: "the first player to reach this score wins"; docs/api.md#rule-sets-and-overrides
+    match_end goal."""
     cfg = MatchEnd("goal", goal_points=100)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 60, 0), ("b", 0, 0), ("c", 0, 0)])
@@ -92,8 +93,8 @@ def test_elimination_and_last_one_standing():
 
 def test_buy_in_rules():
     """pagat (kaluki-uk): an eliminated player may buy back in at the highest remaining
-    score; SPEC §3 buy_ins, buy_ins_max (per player), buy_in_min_players (counting the
-    one buying in)."""
+    score; docs/api.md#match-ledgers buy_ins, buy_ins_max (per player), buy_in_min_players (counting
+    the one buying in)."""
     cfg = MatchEnd("elimination", elimination_over=20, buy_ins=True)
     s = new_state(["a", "b", "c", "d"])
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 12), ("d", 0, 7)])
@@ -109,10 +110,11 @@ def test_buy_in_rules():
     assert (b.eliminated, b.penalty, b.buy_ins) == (False, 12, 1)  # highest remaining penalty
     s = apply_hand(s, cfg, "a", [("a", 0, 0), ("b", 0, 30), ("c", 0, 30), ("d", 0, 0)])
     assert s.active == ["a", "d"]
-    with pytest.raises(MatchError) as e:  # SPEC §3 buy_ins_max 1: b has had the one
+    # docs/api.md#match-ledgers buy_ins_max 1: b has had the one buy-in
+    with pytest.raises(MatchError) as e:
         apply_buy_in(s, cfg, "b")
     assert e.value.code == "buy-ins-exhausted"
-    # SPEC §3 buy_in_min_players 3 counts the one buying in: a, d and c make three
+    # docs/api.md#match-ledgers buy_in_min_players 3 counts the one buying in: a, d and c make three
     s2 = apply_buy_in(s, cfg, "c")
     assert s2.active == ["a", "c", "d"] and s2.standings[2].penalty == 7  # d's
     twice = MatchEnd("elimination", elimination_over=20, buy_ins=True, buy_ins_max=2)
@@ -127,7 +129,8 @@ def test_buy_in_rules():
 
 
 def test_hands_winner_and_ties():
-    """SPEC §3 match_end hands (kaluki-hunt: 10 hands): most points, then least penalty."""
+    """docs/api.md#rule-sets-and-overrides match_end hands (kaluki-hunt: 10 hands): most points,
+    then least penalty."""
     cfg = MatchEnd("hands", match_hands=2)
     s = new_state(["a", "b", "c"])
     s = apply_hand(s, cfg, "a", [("a", 20, 0), ("b", 0, 5), ("c", 0, 9)])

@@ -17,8 +17,8 @@ def test_a_table_meld_is_read_as_validate_reads_it() -> None:
 
 
 def test_a_table_meld_must_be_legal() -> None:
-    """SPEC §5 (build, release, a turn's table): a meld said to lie on the table that
-    breaks a rule is refused with that rule (invalid-meld), not ruled on."""
+    """docs/api.md#checking-one-turn (build, release, a turn's table): a meld said to lie on the
+    table that breaks a rule is refused with that rule (invalid-meld), not ruled on."""
     with pytest.raises(m.InvalidMeld) as e:
         m.table_meld(["7c", "8d", "9h"], HUNT)
     assert (e.value.code, e.value.violation.code) == ("invalid-meld", "not-a-meld")

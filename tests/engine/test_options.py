@@ -1,4 +1,4 @@
-"""Legal next plays (SPEC §5 "Legal next plays: POST /v1/turns/options"): one engine, both ways.
+"""Legal next plays (docs/api.md#legal-next-plays): one engine, both ways.
 
 States are drawn from self-play hands of every catalog rule set, cut at a random point of a
 random turn, and seen as ``/turns/check`` sees them (a one-player game from the table, the
@@ -63,7 +63,8 @@ class State:
     """A stateless turn as /turns/check takes it: rules, table, hand, opened, laid_before,
     discard_top, and the turn so far (``draw`` None: before the draw); in a contract rule
     set also ``round``, the seats from the player to move (``seats``), the other players
-    who are ``down``, ``calls_made`` and this turn's ``call`` so far (SPEC §5)."""
+    who are ``down``, ``calls_made`` and this turn's ``call`` so far
+    (docs/api.md#contract-rule-sets)."""
 
     def __init__(self, rules: RuleSet, table, hand, opened, laid_before, top, draw, plays, *,
                  round=None, seats=None, down=(), calls_made=None, call=None):
@@ -191,7 +192,7 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
                 continue
             ok = s.ruling(s.turn(draw=Draw(source, card))) is None
             assert ok == (DrawOption(source) in options), source
-        if s.round is not None:  # SPEC §3.1: the callers, both ways
+        if s.round is not None:  # docs/api.md#contract-rule-sets: the callers, both ways
             listed = callers(game)
             assert len(set(listed)) == len(listed)
             for q in game.players:
@@ -241,7 +242,7 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
                 assert laid in listed or any(
                     k < n and freed[k] >= released for k in freed), (
                     "an accepted release is not listed", idx, [str(c) for c in laid])
-        # shifts (SPEC §3.1): every accepted one gives a run a listed one gives
+        # shifts (docs/api.md#contract-rule-sets): every accepted one gives a run a listed one gives
         listed_shifts = set()
         for o in options:
             if isinstance(o, ShiftPlay) and o.meld == idx:
@@ -258,7 +259,8 @@ def check_state(s: State, rng: random.Random) -> dict[str, int]:
                 apply_option(trial, play4)
                 got = _key(trial.table[idx].cards) if trial.phase is not Phase.OVER else "out"
                 assert got in listed_shifts, ("an accepted shift is not listed", idx, str(c), end)
-    # the lay (SPEC §5: one, with the most cards; "a lay aside" of the refusal direction)
+    # the lay (docs/api.md#legal-next-plays: one, with the most cards; the refusal direction sets
+    # lays aside)
     lays = [o for o in options if isinstance(o, LayPlay)]
     assert len(lays) <= 1
     if s.round is not None and s.player not in game.opened:
@@ -373,7 +375,8 @@ def test_draw_phase_lists_both_sources_and_no_discard_without_a_pile() -> None:
 
 
 def test_pickup_obligation_leaves_no_discard_until_the_card_is_laid() -> None:
-    # SPEC §3 discard_pickup meld_same_turn (kalooki-40): the card taken must be laid this turn
+    # docs/api.md#rule-sets-and-overrides discard_pickup meld_same_turn (kalooki-40): the card taken
+    # must be laid this turn
     rules = CATALOG["kalooki-40"]
     table = [m.table_meld(["Kh", "Ks", "Kd"], rules)]
     hand = "2c 3c 4c 9d Td Jd Qd Jc 6h 7h 8s 9s"
@@ -389,7 +392,8 @@ def test_pickup_obligation_leaves_no_discard_until_the_card_is_laid() -> None:
 
 
 def test_opening_threshold_gates_builds_and_discards() -> None:
-    # kaluki-51: 51 points before anything but melds (SPEC §3 opening_min_points)
+    # kaluki-51: 51 points before anything but melds (docs/api.md#rule-sets-and-overrides
+    # opening_min_points)
     rules = CATALOG["kaluki-51"]
     table = [m.table_meld(["2s", "3s", "4s", "5s"], rules)]
     plays = [MeldPlay(tuple(m.as_tokens(["6h", "7h", "8h", "9h"])))]  # 30 points
@@ -400,7 +404,8 @@ def test_opening_threshold_gates_builds_and_discards() -> None:
 
 
 def test_released_joker_must_be_used_before_a_discard() -> None:
-    # kaluki-hunt: released_joker any_meld (SPEC §3): no discard until the joker is laid
+    # kaluki-hunt: released_joker any_meld (docs/api.md#joker-release): no discard until the joker
+    # is laid
     rules = CATALOG["kaluki-hunt"]
     table = [m.table_meld(["5h", "JK", "7h"], rules), m.table_meld(["Ks", "Kd", "Kc"], rules)]
     plays = [ReleasePlay(0, (Card.parse("6h"),))]
@@ -441,7 +446,8 @@ def test_final_discard_required_forbids_laying_the_last_card() -> None:
 
 
 def test_a_closed_set_releases_nothing() -> None:
-    # a set closed by its history (SPEC §5 {"cards", "closed": true}) frees no joker
+    # a set closed by its history (docs/api.md#checking-one-turn {"cards", "closed": true}) frees no
+    # joker
     rules = CATALOG["kaluki-hunt"]
     locked = m.SetMeld(7, tuple(m.as_tokens(["7c", "7d", "JK=7"])), 21, locked=True)
     _, _, opts = _opts(rules, [locked], "7h 7s 2c", True, None, Draw(STOCK, Card.parse("4d")))
@@ -459,7 +465,7 @@ def test_ended_turn_has_no_options() -> None:
     assert turn_phase(game, 0) == "ended"
 
 
-# -- contract rule sets (SPEC §3.1): callers, the lay, shifts ----------------------------------
+# -- contract rule sets (docs/api.md#contract-rule-sets): callers, the lay, shifts -------------
 
 JAMAICA = CATALOG["kalooki-jamaica"]
 SEATS = ["ann", "bob", "cy", "dee", "eve"]
@@ -475,8 +481,8 @@ def _jopts(hand, *, round=1, table=(), opened=False, top="9s", draw=None, plays=
 
 
 def test_callers_are_the_players_who_may_call_now() -> None:
-    # §3.1: not the player to move, not the one who discarded (eve, the last seat), not a
-    # down player (cy), not one with no calls left (dee: call_max 3)
+    # docs/api.md#contract-rule-sets: not the player to move, not the one who discarded (eve, the
+    # last seat), not a down player (cy), not one with no calls left (dee: call_max 3)
     hand = "2c 3c 4c 5c 6c 8h 8s Td Jd"
     _, game, opts = _jopts(hand, down=["cy"], calls_made={"dee": 3})
     assert callers(game) == ["bob"]
@@ -495,8 +501,9 @@ def test_callers_are_the_players_who_may_call_now() -> None:
 
 
 def test_a_down_player_draws_no_discard_and_still_may_be_called() -> None:
-    # §3.1 discard_after_down false: the down player draws from the stock only; a call may
-    # still be granted (a refusal would make them take the discard: discard-after-down)
+    # docs/api.md#contract-rule-sets discard_after_down false: the down player draws from the stock
+    # only; a call may still be granted (a refusal would make them take the discard:
+    # discard-after-down)
     table = [m.table_meld(r.split(), JAMAICA) for r in ("7h 7s 7c", "9d 9d JK", "Kc Kh Ks")]
     _, game, opts = _jopts("2c 3c", table=table, opened=True)
     assert opts == [{"draw": {"from": "stock"}}]
@@ -507,8 +514,9 @@ def test_a_down_player_draws_no_discard_and_still_may_be_called() -> None:
 
 
 def test_before_going_down_the_lay_is_the_only_play_but_a_discard() -> None:
-    # §3.1: no meld before going down (contract-not-met), no build (build-before-opening);
-    # §5: the lay that meets the contract with the most cards (not the lowest deadwood)
+    # docs/api.md#contract-rule-sets: no meld before going down (contract-not-met), no build
+    # (build-before-opening); docs/api.md#legal-next-plays: the lay that meets the
+    # contract with the most cards (not the lowest deadwood)
     hand = "Kc Kd Kh Qc Qd Qh 2c 2d 2h 2s 2c Ac As"
     table = [m.table_meld(["5h", "6h", "7h", "8h"], JAMAICA)]
     _, game, opts = _jopts(hand, table=table, draw=Draw(STOCK, Card.parse("JK")))
@@ -540,8 +548,8 @@ def test_a_lay_of_every_card_goes_out_or_gives_way() -> None:
 
 
 def test_down_players_shift_and_build_but_meld_nothing() -> None:
-    # §3.1 joker_shift run_end: the natural takes the joker's place, the joker moves to an
-    # end (each end listed); melds_after_contract false: no meld of one's own
+    # docs/api.md#contract-rule-sets joker_shift run_end: the natural takes the joker's place, the
+    # joker moves to an end (each end listed); melds_after_contract false: no meld of one's own
     table = [m.table_meld(["5h", "JK", "7h", "8h"], JAMAICA),
              m.table_meld(["Kc", "Kh", "Ks"], JAMAICA)]
     _, _, opts = _jopts("6h 2c 2d 2s 4h", table=table, opened=True,

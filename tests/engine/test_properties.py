@@ -29,7 +29,7 @@ cards = st.one_of(naturals, st.just(JOKER))
 
 @given(cards)
 def test_card_format_parse_round_trip(card: Card) -> None:
-    """SPEC §1: responses use the canonical form, and it reads back as the same card."""
+    """docs/api.md#cards: responses use the canonical form, and it reads back as the same card."""
     assert parse_card(str(card)) == card
     assert parse_card(str(card).lower()) == card
 
@@ -39,7 +39,7 @@ _UNICODE = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 
 @given(naturals, st.booleans(), st.booleans())
 def test_every_accepted_spelling_reads_the_same(card: Card, unicode: bool, ten: bool) -> None:
-    """SPEC §1: '10' for 'T', unicode suits, any case."""
+    """docs/api.md#cards: '10' for 'T', unicode suits, any case."""
     rank = "10" if ten and card.rank == 10 else RANKS[card.rank - 1]
     suit = _UNICODE[card.suit] if unicode else card.suit
     assert parse_card((rank + suit).upper()) == card
@@ -62,7 +62,7 @@ def test_meld_card_round_trip(card: Card, rank_only: bool) -> None:
 
 @given(st.lists(cards, max_size=12), st.integers(1, 2), st.integers(0, 4))
 def test_deck_check_counts_copies(hand: list[Card], decks: int, jokers: int) -> None:
-    """SPEC §1 impossible-cards: exactly when some card exceeds its copies."""
+    """docs/api.md#cards impossible-cards: exactly when some card exceeds its copies."""
     over = any(hand.count(c) > (jokers if c.is_joker else decks) for c in hand)
     if over:
         with pytest.raises(ImpossibleCards) as exc:
@@ -75,7 +75,7 @@ def test_deck_check_counts_copies(hand: list[Card], decks: int, jokers: int) -> 
 
 
 def _value_of(mc: object, meld: m.Meld, i: int, rules: RuleSet) -> int:
-    """A card's value inside a meld, from first principles (SPEC §1)."""
+    """A card's value inside a meld, from first principles (docs/api.md#cards)."""
     rank = meld.rank if meld.kind == m.SET else m.rank_of_value(meld.start + i)
     assert rank is not None
     if rank == 1:
@@ -107,7 +107,7 @@ def runs(draw: st.DrawFn) -> tuple[RuleSet, list[str]]:
 @given(runs())
 @settings(max_examples=300)
 def test_meld_points_are_the_sum_of_card_values(case: tuple[RuleSet, list[str]]) -> None:
-    """SPEC §1: a meld's points are its cards' values (jokers at joker_opening_value)."""
+    """docs/api.md#cards: a meld's points are its cards' values (jokers at joker_opening_value)."""
     rules, texts = case
     ruling = m.validate(texts, rules, "run")
     assert ruling.valid, (texts, ruling.violations)
@@ -174,8 +174,9 @@ def hands(draw: st.DrawFn) -> tuple[RuleSet, str, str, list[tuple[str, list[Card
 @given(hands())
 @settings(max_examples=200)
 def test_scoring_conserves(case: tuple[RuleSet, str, str, list[tuple[str, list[Card]]]]) -> None:
-    """SPEC §6: hand values are card sums; winner_collects passes exactly the losers' values to
-    the winner; penalties are hand value × 1 or × special_multiplier; nothing else moves."""
+    """docs/api.md#end-of-hand-scoring: hand values are card sums; winner_collects passes exactly
+    the losers' values to the winner; penalties are hand value × 1 or × special_multiplier; nothing
+    else moves."""
     rules, winner, finish, players = case
     result = score_hand(rules, winner, finish, players)
     special = finish == "special"

@@ -43,7 +43,8 @@ def test_malformed_records_raise_record_error(over, code, field) -> None:
 
 
 def test_a_record_seats_players_by_the_one_seat_rule() -> None:
-    """SPEC §3 players_min/players_max: the same check (and error) as scoring and matches."""
+    """docs/api.md#rule-sets-and-overrides players_min/players_max: the same check (and error) as
+    scoring and matches."""
     from service.engine.scoring import ScoringError
 
     with pytest.raises(ScoringError) as err:

@@ -1,8 +1,8 @@
 """The rulings table: one line per ruling, each citing where the rule comes from.
 
-Sources: S0, S1, S3 are the rule texts in ``shared/rules/``; SPEC is the public
-contract; pagat is the British club rules (pagat.com, kalooki.co.uk) behind
-``kaluki-uk``; k40 the online "Kalooki 40" rooms behind ``kalooki-40``. Every
+Sources: S0, S1, S3 are the rule texts in ``shared/rules/``; ``docs/api.md#…`` a
+section of the public contract (docs/api.md); pagat is the British club rules (pagat.com,
+kalooki.co.uk) behind ``kaluki-uk``; k40 the online "Kalooki 40" rooms behind ``kalooki-40``. Every
 case fails if its rule is broken: it checks the ruling (valid or the exact
 violation code) and, where a number is part of the rule, the number.
 """
@@ -33,15 +33,15 @@ VALIDATE = [
     ("S1 runs of three", HUNT, "9c Tc Jc", None, True, {"points": 29}),
     ("pagat runs of three", UK, "9c Tc Jc", None, True, {"points": 29}),
     ("k40 runs of three", K40, "9c Tc Jc", None, True, {"points": 29}),
-    ("SPEC §9 duplicate suit in a set", K51, "4c 4c 4d", None, "duplicate-suit", {}),
+    ("docs/api.md#melds duplicate suit in a set", K51, "4c 4c 4d", None, "duplicate-suit", {}),
     ("S1 sets of three or four", HUNT, "4c 4h 4d", None, True, {"kind": "set", "points": 12}),
     ("S0 sets need three", K51, "7h 7d", None, "set-too-short", {}),
     ("S1 sets hold at most four", HUNT, "7h 7d 7c 7s 7h", None, "set-too-long", {}),
-    ("SPEC §9 joker inside a run", HUNT, "Jd JK Kd", None, True,
+    ("docs/api.md#melds joker inside a run", HUNT, "Jd JK Kd", None, True,
      {"cards": ["Jd", "JK=Qd", "Kd"], "points": 30, "jokers": [(1, "Qd")]}),
-    ("SPEC §2 a joker-only meld is never legal", HUNT, "JK JK JK", None, "too-few-naturals", {}),
-    ("SPEC §2 high_or_low never K-A-2", HUNT, "Kh Ah 2h", None, "ace-wraparound", {}),
-    ("SPEC §2 high_or_low never K-A-2 (kaluki-51)", K51, "Kh Ah 2h 3h", None, "ace-wraparound", {}),
+    ("docs/api.md#melds a joker-only meld is never legal", HUNT, "JK JK JK", None, "too-few-naturals", {}),
+    ("docs/api.md#melds high_or_low never K-A-2", HUNT, "Kh Ah 2h", None, "ace-wraparound", {}),
+    ("docs/api.md#melds high_or_low never K-A-2 (kaluki-51)", K51, "Kh Ah 2h 3h", None, "ace-wraparound", {}),
     ("S1 ace low, ace_low_value 11", HUNT, "Ah 2h 3h", None, True, {"points": 16}),
     ("k40 ace low counts 1", K40, "Ah 2h 3h", None, True, {"points": 6}),
     ("k40 ace high counts 11", K40, "Qh Kh Ah", None, True, {"points": 31}),
@@ -53,56 +53,56 @@ VALIDATE = [
     ("pagat a joker may be the high ace", UK, "Qh Kh JK", None, True,
      {"cards": ["Qh", "Kh", "JK=Ah"], "points": 31}),
     ("pagat no wrap through a joker ace", UK, "Kh JK 2h", None, "ace-wraparound", {}),
-    ("SPEC §2 ace low only", over(HUNT, ace="low"), "Qh Kh Ah", None, "ace-not-high", {}),
-    ("SPEC §2 ace low only allows A-2-3", over(HUNT, ace="low"), "Ah 2h 3h", None, True, {}),
-    ("SPEC §2 ace around allows K-A-2", over(HUNT, ace="around"), "Kh Ah 2h", None, True,
+    ("docs/api.md#melds ace low only", over(HUNT, ace="low"), "Qh Kh Ah", None, "ace-not-high", {}),
+    ("docs/api.md#melds ace low only allows A-2-3", over(HUNT, ace="low"), "Ah 2h 3h", None, True, {}),
+    ("docs/api.md#melds ace around allows K-A-2", over(HUNT, ace="around"), "Kh Ah 2h", None, True,
      {"points": 23, "cards": ["Kh", "Ah", "2h"]}),
-    ("SPEC §2 ace around, longer", over(HUNT, ace="around"), "Qh Kh Ah 2h 3h", None, True, {}),
-    ("SPEC §2 around: a joker turns the corner", over(HUNT, ace="around"), "Kh JK 2h", None, True,
+    ("docs/api.md#melds ace around, longer", over(HUNT, ace="around"), "Qh Kh Ah 2h 3h", None, True, {}),
+    ("docs/api.md#melds around: a joker turns the corner", over(HUNT, ace="around"), "Kh JK 2h", None, True,
      {"cards": ["Kh", "JK=Ah", "2h"]}),
-    ("SPEC §2 runs are consecutive", HUNT, "5h 6h 8h", None, "not-in-sequence", {}),
-    ("SPEC §2 no rank twice in a run", HUNT, "5h 5h 6h", None, "duplicate-rank", {}),
-    ("SPEC §2 runs are one suit", HUNT, "5h 6d 7h", "run", "mixed-suits", {}),
-    ("SPEC §2 neither set nor run", HUNT, "5h 6d 7h", None, "not-a-meld", {}),
-    ("SPEC §2 sets are one rank", HUNT, "5h 6h 7h", "set", "mixed-ranks", {}),
-    ("SPEC §2 kind run on a set", HUNT, "7h 7d 7c", "run", "mixed-suits", {}),
-    ("SPEC §2 descending order reads as a run", HUNT, "7h 6h 5h", None, True,
+    ("docs/api.md#melds runs are consecutive", HUNT, "5h 6h 8h", None, "not-in-sequence", {}),
+    ("docs/api.md#melds no rank twice in a run", HUNT, "5h 5h 6h", None, "duplicate-rank", {}),
+    ("docs/api.md#melds runs are one suit", HUNT, "5h 6d 7h", "run", "mixed-suits", {}),
+    ("docs/api.md#melds neither set nor run", HUNT, "5h 6d 7h", None, "not-a-meld", {}),
+    ("docs/api.md#melds sets are one rank", HUNT, "5h 6h 7h", "set", "mixed-ranks", {}),
+    ("docs/api.md#melds kind run on a set", HUNT, "7h 7d 7c", "run", "mixed-suits", {}),
+    ("docs/api.md#melds descending order reads as a run", HUNT, "7h 6h 5h", None, True,
      {"cards": ["5h", "6h", "7h"]}),
-    ("SPEC §2 ambiguous reading: most points", HUNT, "JK JK 7h", None, True,
+    ("docs/api.md#melds ambiguous reading: most points", HUNT, "JK JK 7h", None, True,
      {"kind": "run", "cards": ["7h", "JK=8h", "JK=9h"], "points": 24, "alternatives": 2}),
-    ("SPEC §2 kind chooses the reading", HUNT, "JK JK 7h", "set", True,
+    ("docs/api.md#melds kind chooses the reading", HUNT, "JK JK 7h", "set", True,
      {"kind": "set", "points": 21, "cards": ["JK=7", "JK=7", "7h"]}),
-    ("SPEC §2 a declared joker fixes the reading", HUNT, "JK=5h JK 7h", None, True,
+    ("docs/api.md#melds a declared joker fixes the reading", HUNT, "JK=5h JK 7h", None, True,
      {"cards": ["JK=5h", "JK=6h", "7h"], "points": 18, "alternatives": 0}),
-    ("SPEC §2 tie: set before run", HUNT, "JK 7h JK", None, True,
+    ("docs/api.md#melds tie: set before run", HUNT, "JK 7h JK", None, True,
      {"kind": "set", "points": 21, "alternatives": 1}),
-    ("SPEC §1 a declared joker must fit its place", HUNT, "6h JK=9h 8h", None, "joker-mismatch", {}),
-    ("SPEC §1 a joker's suit must be the run's", HUNT, "5h JK=6d 7h", None, "joker-mismatch", {}),
-    ("SPEC §1 a set joker stands for the set's rank", K51, "JK=8h 5s 5h", None, "joker-mismatch", {}),
-    ("SPEC §5 hand-record example set", K51, "JK=5d 5s 5h", None, True, {"points": 35}),
-    ("SPEC §1 for a set only the rank matters", HUNT, "JK=5 5s 5h", None, True, {"cards": ["JK=5", "5s", "5h"]}),
-    ("SPEC §1 JK=7c is fine in a set", HUNT, "JK=5c 5c 5h", None, True, {}),
-    ("SPEC §2 a whole suit A..K", HUNT, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh", None, True,
+    ("docs/api.md#cards a declared joker must fit its place", HUNT, "6h JK=9h 8h", None, "joker-mismatch", {}),
+    ("docs/api.md#cards a joker's suit must be the run's", HUNT, "5h JK=6d 7h", None, "joker-mismatch", {}),
+    ("docs/api.md#cards a set joker stands for the set's rank", K51, "JK=8h 5s 5h", None, "joker-mismatch", {}),
+    ("docs/api.md#melds a declared joker in a set", K51, "JK=5d 5s 5h", None, True, {"points": 35}),
+    ("docs/api.md#cards for a set only the rank matters", HUNT, "JK=5 5s 5h", None, True, {"cards": ["JK=5", "5s", "5h"]}),
+    ("docs/api.md#cards JK=7c is fine in a set", HUNT, "JK=5c 5c 5h", None, True, {}),
+    ("docs/api.md#melds a whole suit A..K", HUNT, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh", None, True,
      {"points": 95}),
-    ("SPEC §2 no run past 13 cards", HUNT, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah", None,
+    ("docs/api.md#melds no run past 13 cards", HUNT, "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah", None,
      "run-too-long", {}),
-    ("SPEC §3 run_max", over(HUNT, run_max=4), "2h 3h 4h 5h 6h", None, "run-too-long", {}),
-    ("SPEC §3 set_max 3", over(HUNT, set_max=3), "7h 7d 7c 7s", None, "set-too-long", {}),
-    ("SPEC §3 set_min_naturals", over(HUNT, set_min_naturals=2), "7h JK JK", "set", "too-few-naturals", {}),
-    ("SPEC §3 run_min_naturals", over(HUNT, run_min_naturals=2), "7h JK JK", "run", "too-few-naturals", {}),
-    ("SPEC §3 set_distinct_suits off", over(K51, set_distinct_suits=False), "4c 4c 4d", None, True, {}),
+    ("docs/api.md#rule-sets-and-overrides run_max", over(HUNT, run_max=4), "2h 3h 4h 5h 6h", None, "run-too-long", {}),
+    ("docs/api.md#rule-sets-and-overrides set_max 3", over(HUNT, set_max=3), "7h 7d 7c 7s", None, "set-too-long", {}),
+    ("docs/api.md#rule-sets-and-overrides set_min_naturals", over(HUNT, set_min_naturals=2), "7h JK JK", "set", "too-few-naturals", {}),
+    ("docs/api.md#rule-sets-and-overrides run_min_naturals", over(HUNT, run_min_naturals=2), "7h JK JK", "run", "too-few-naturals", {}),
+    ("docs/api.md#rule-sets-and-overrides set_distinct_suits off", over(K51, set_distinct_suits=False), "4c 4c 4d", None, True, {}),
     ("S1 three aces", HUNT, "Ah Ad As", None, True, {"points": 33}),
     ("S0 joker as low ace counts 25", K51, "JK 2h 3h 4h", None, True, {"points": 34}),
-    ("SPEC §2 joker as high end", UK, "2h 3h 4h JK", None, True, {"cards": ["2h", "3h", "4h", "JK=5h"]}),
-    ("SPEC §2 empty meld", HUNT, "", None, "meld-empty", {}),
+    ("docs/api.md#melds joker as high end", UK, "2h 3h 4h JK", None, True, {"cards": ["2h", "3h", "4h", "JK=5h"]}),
+    ("docs/api.md#melds empty meld", HUNT, "", None, "meld-empty", {}),
     ("S0 joker counts 25 inside a run", K51, "9c Tc JK Qc", None, True, {"points": 54}),
     ("S1 a joker counts what it represents", HUNT, "9c Tc JK Qc", None, True, {"points": 39}),
     ("k40 a joker as the low ace counts 1", K40, "JK 2h 3h", None, True, {"points": 6}),
-    ("SPEC §3 joker_opening_value fixed", over(HUNT, joker_opening_value=50), "Kh Ks JK", None, True,
+    ("docs/api.md#rule-sets-and-overrides joker_opening_value fixed", over(HUNT, joker_opening_value=50), "Kh Ks JK", None, True,
      {"points": 70}),
-    ("SPEC §2 two-card meld", HUNT, "JK 7h", None, "set-too-short", {}),
-    ("SPEC §3 run_min 2 override", over(HUNT, run_min=2, set_min=2), "7h 8h", None, True, {}),
-    ("SPEC §1 unicode and 10 notation", HUNT, "10♥ J♥ Q♥", None, True, {"cards": ["Th", "Jh", "Qh"]}),
+    ("docs/api.md#melds two-card meld", HUNT, "JK 7h", None, "set-too-short", {}),
+    ("docs/api.md#rule-sets-and-overrides run_min 2 override", over(HUNT, run_min=2, set_min=2), "7h 8h", None, True, {}),
+    ("docs/api.md#cards unicode and 10 notation", HUNT, "10♥ J♥ Q♥", None, True, {"cards": ["Th", "Jh", "Qh"]}),
 ]
 
 
@@ -137,12 +137,12 @@ def test_validate(src: str, rs: Any, cards: str, kind: str | None, expected: Any
 
 # (source, ruleset, melds, expected: True | code, points)
 OPENING = [
-    ("SPEC §5 example opening", K51, ["Kh Ks JK", "9c Tc Jc Qc"], True, 84),
+    ("docs/api.md#rulings-200-with-valid--legal example opening", K51, ["Kh Ks JK", "9c Tc Jc Qc"], True, 84),
     ("S0 51 to open", K51, ["9c Tc Jc Qc"], "opening-below-threshold", 39),
     ("S0 51 summed over melds", K51, ["Ah Ad As", "2c 3c 4c 5c"], "opening-below-threshold", 47),
     ("S0 51 reached", K51, ["Ah Ad As", "2c 3c 4c 5c 6c"], True, 53),
     ("S0 joker counts 25", K51, ["JK 2d 2s", "3c 4c 5c 6c 7c"], True, 54),
-    ("SPEC §3 joker_opening_value represented", over(K51, joker_opening_value="represented"),
+    ("docs/api.md#rule-sets-and-overrides joker_opening_value represented", over(K51, joker_opening_value="represented"),
      ["JK 2d 2s", "3c 4c 5c 6c 7c"], "opening-below-threshold", 31),
     ("pagat 40 to open", UK, ["Th Jh Qh", "5c 5d 5s"], True, 45),
     ("pagat 40 not reached", UK, ["2h 3h 4h", "5c 5d 5s"], "opening-below-threshold", 24),
@@ -150,8 +150,8 @@ OPENING = [
     ("k40 exactly 40 opens", K40, ["Qh Kh Ah", "2c 3c 4c"], True, 40),
     ("k40 joker counts what it represents", K40, ["JK Kd Ks", "2c 3c 4c"], "opening-below-threshold", 39),
     ("S1 no opening threshold", HUNT, ["2c 3c 4c"], True, 9),
-    ("SPEC §3 opening 0 override", over(K51, opening_min_points=0), ["2c 3c 4c 5c"], True, 14),
-    ("SPEC §5 every opening meld must be legal", K51, ["Kh Ks JK", "9c Tc Jc"], "run-too-short", 45),
+    ("docs/api.md#rule-sets-and-overrides opening 0 override", over(K51, opening_min_points=0), ["2c 3c 4c 5c"], True, 14),
+    ("docs/api.md#rulings-200-with-valid--legal every opening meld must be legal", K51, ["Kh Ks JK", "9c Tc Jc"], "run-too-short", 45),
 ]
 
 
@@ -187,31 +187,31 @@ BUILD = [
     ("S3 no two cards of one suit in a set", K51, "4h 4c 4s", "4h", True, "duplicate-suit", None),
     ("S1 build at the ends of a run", HUNT, "5h 6h 7h", "9h", True, "build-does-not-fit", None),
     ("S1 cards go where they fit", HUNT, "5h 6h 7h", "9h 8h", True, True, "5h 6h 7h 8h 9h"),
-    ("SPEC §2 ace high on Q-K", HUNT, "Jh Qh Kh", "Ah", True, True, "Jh Qh Kh Ah"),
-    ("SPEC §2 ace low below 2", HUNT, "2h 3h 4h", "Ah", True, True, "Ah 2h 3h 4h"),
+    ("docs/api.md#melds ace high on Q-K", HUNT, "Jh Qh Kh", "Ah", True, True, "Jh Qh Kh Ah"),
+    ("docs/api.md#melds ace low below 2", HUNT, "2h 3h 4h", "Ah", True, True, "Ah 2h 3h 4h"),
     ("pagat no ace below 2", UK, "2h 3h 4h", "Ah", True, "build-does-not-fit", None),
-    ("SPEC §5 a joker goes high by default", HUNT, "5h 6h 7h", "JK", True, True, "5h 6h 7h JK=8h"),
-    ("SPEC §5 end low", HUNT, "5h 6h 7h", "JK@low", True, True, "JK=4h 5h 6h 7h"),
-    ("SPEC §2 no K below a low ace", HUNT, "Ah 2h 3h", "Kh", True, "build-does-not-fit", None),
-    ("SPEC §2 no 2 above a high ace", HUNT, "Jh Qh Kh Ah", "2h", True, "build-does-not-fit", None),
-    ("SPEC §2 around: 2 above a high ace", over(HUNT, ace="around"), "Jh Qh Kh Ah", "2h", True, True,
+    ("docs/api.md#rulings-200-with-valid--legal a joker goes high by default", HUNT, "5h 6h 7h", "JK", True, True, "5h 6h 7h JK=8h"),
+    ("docs/api.md#rulings-200-with-valid--legal end low", HUNT, "5h 6h 7h", "JK@low", True, True, "JK=4h 5h 6h 7h"),
+    ("docs/api.md#melds no K below a low ace", HUNT, "Ah 2h 3h", "Kh", True, "build-does-not-fit", None),
+    ("docs/api.md#melds no 2 above a high ace", HUNT, "Jh Qh Kh Ah", "2h", True, "build-does-not-fit", None),
+    ("docs/api.md#melds around: 2 above a high ace", over(HUNT, ace="around"), "Jh Qh Kh Ah", "2h", True, True,
      "Jh Qh Kh Ah 2h"),
-    ("SPEC §2 around: K below a low ace", over(HUNT, ace="around"), "Ah 2h 3h", "Kh", True, True,
+    ("docs/api.md#melds around: K below a low ace", over(HUNT, ace="around"), "Ah 2h 3h", "Kh", True, True,
      "Kh Ah 2h 3h"),
-    ("SPEC §2 a run is one suit", HUNT, "5h 6h 7h", "8d", True, "build-does-not-fit", None),
-    ("SPEC §2 a set is one rank", HUNT, "7h 7d 7c", "8s", True, "build-does-not-fit", None),
+    ("docs/api.md#melds a run is one suit", HUNT, "5h 6h 7h", "8d", True, "build-does-not-fit", None),
+    ("docs/api.md#melds a set is one rank", HUNT, "7h 7d 7c", "8s", True, "build-does-not-fit", None),
     ("S1 a joker on a 3-card set", HUNT, "7h 7d 7c", "JK", True, True, "7h 7d 7c JK=7"),
-    ("SPEC §3 run_max caps a build", over(HUNT, run_max=3), "5h 6h 7h", "8h", True, "run-too-long", None),
+    ("docs/api.md#rule-sets-and-overrides run_max caps a build", over(HUNT, run_max=3), "5h 6h 7h", "8h", True, "run-too-long", None),
     # issue 19: the order never matters; the most points, then the highest; fits both ends: high
-    ("SPEC §5 issue 19 JK then 8h", K40, "5h 6h 7h", "JK 8h", True, True, "5h 6h 7h 8h JK=9h"),
-    ("SPEC §5 issue 19 8h then JK", K40, "5h 6h 7h", "8h JK", True, True, "5h 6h 7h 8h JK=9h"),
-    ("SPEC §5 issue 19 a joker below Q-K-A", UK, "Qh Kh Ah", "JK Jh", True, True, "JK=Th Jh Qh Kh Ah"),
-    ("SPEC §5 issue 19 end low, then 4h", HUNT, "5h 6h 7h", "JK@low 4h", True, True,
+    ("docs/api.md#rulings-200-with-valid--legal issue 19 JK then 8h", K40, "5h 6h 7h", "JK 8h", True, True, "5h 6h 7h 8h JK=9h"),
+    ("docs/api.md#rulings-200-with-valid--legal issue 19 8h then JK", K40, "5h 6h 7h", "8h JK", True, True, "5h 6h 7h 8h JK=9h"),
+    ("docs/api.md#rulings-200-with-valid--legal issue 19 a joker below Q-K-A", UK, "Qh Kh Ah", "JK Jh", True, True, "JK=Th Jh Qh Kh Ah"),
+    ("docs/api.md#rulings-200-with-valid--legal issue 19 end low, then 4h", HUNT, "5h 6h 7h", "JK@low 4h", True, True,
      "JK=3h 4h 5h 6h 7h"),
-    ("SPEC §5 issue 19 most points: 2-A", K40, "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs", "As Ks", True, True,
+    ("docs/api.md#rulings-200-with-valid--legal issue 19 most points: 2-A", K40, "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs", "As Ks", True, True,
      "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks As"),
-    ("SPEC §5 a joker fitting both ends goes high", HUNT, "2h 3h 4h", "JK", True, True, "2h 3h 4h JK=5h"),
-    ("SPEC §2 a run's JK=Q is of its suit", HUNT, "9h Th Jh", "JK=Q", True, True, "9h Th Jh JK=Qh"),
+    ("docs/api.md#rulings-200-with-valid--legal a joker fitting both ends goes high", HUNT, "2h 3h 4h", "JK", True, True, "2h 3h 4h JK=5h"),
+    ("docs/api.md#melds a run's JK=Q is of its suit", HUNT, "9h Th Jh", "JK=Q", True, True, "9h Th Jh JK=Qh"),
     ("issue 19 a closed set takes a build", over(K51, set_distinct_suits=False, set_max=5),
      "JK 3c 3h 3d", "3s", True, True, "JK=3 3c 3h 3d 3s"),
 ]
@@ -258,11 +258,11 @@ RELEASE = [
     ("pagat release only after opening", UK, "5h 6h JK 8h", "7h", False, "release-before-opening", 0,
      None, False),
     ("S1 release before opening allowed", HUNT, "5h 6h JK 8h", "7h", False, True, 1, "5h 6h 7h 8h", False),
-    ("SPEC §3 release_run never", over(HUNT, release_run="never"), "5h 6h JK 8h", "7h", True,
+    ("docs/api.md#joker-release release_run never", over(HUNT, release_run="never"), "5h 6h JK 8h", "7h", True,
      "joker-not-releasable", 0, None, True),
-    ("SPEC §3 release_set never", over(K51, release_set="never"), "7c 7d JK", "7h", True,
+    ("docs/api.md#joker-release release_set never", over(K51, release_set="never"), "7c 7d JK", "7h", True,
      "joker-not-releasable", 0, None, True),
-    ("SPEC §5 no joker to release", HUNT, "7c 7d 7h", "7s", True, "no-joker", 0, None, False),
+    ("docs/api.md#joker-release no joker to release", HUNT, "7c 7d 7h", "7s", True, "no-joker", 0, None, False),
     ("S0 two jokers: one natural frees one", K51, "7c JK=7 JK=7", "7h", True, True, 1, "7c 7h JK=7", False),
     ("S0 second natural meets a closed four", K51, "7c 7d JK JK", "7h 7s", True, "joker-not-releasable",
      0, None, False),
@@ -317,7 +317,7 @@ SCORE = [
     ("pagat five players", UK, "e", "out",
      {"a": "2c", "b": "3c", "c": "4c", "d": "5c", "e": ""},
      {"a": (2, 0, 2), "b": (3, 0, 3), "c": (4, 0, 4), "d": (5, 0, 5), "e": (0, 0, 0)}),
-    ("SPEC §3 card_values override", over(HUNT, card_values={"joker": 50}), "kim", "out",
+    ("docs/api.md#rule-sets-and-overrides card_values override", over(HUNT, card_values={"joker": 50}), "kim", "out",
      {"kim": "", "lou": "JK"}, {"kim": (0, 20, 0), "lou": (50, 0, 50)}),
 ]
 
@@ -332,10 +332,10 @@ def test_score(src: str, rs: Any, winner: str, finish: str, hands: dict[str, str
 
 
 SCORE_ERRORS = [
-    ("SPEC §4 a winner who still holds cards", K51, "ann", {"ann": "2c", "bob": ""}, "winner-holds-cards"),
+    ("docs/api.md#end-of-hand-scoring a winner who still holds cards", K51, "ann", {"ann": "2c", "bob": ""}, "winner-holds-cards"),
     ("S1 2-4 players", HUNT, "a", {"a": "", "b": "", "c": "", "d": "", "e": ""}, "player-count"),
-    ("SPEC §4 one player is not a game", HUNT, "a", {"a": ""}, "player-count"),
-    ("SPEC §4 the winner is a player", HUNT, "zed", {"a": "", "b": ""}, "unknown-winner"),
+    ("docs/api.md#errors-and-codes one player is not a game", HUNT, "a", {"a": ""}, "player-count"),
+    ("docs/api.md#end-of-hand-scoring the winner is a player", HUNT, "zed", {"a": "", "b": ""}, "unknown-winner"),
 ]
 
 
@@ -347,7 +347,7 @@ def test_score_errors(src: str, rs: str, winner: str, hands: dict[str, str], cod
 
 
 def test_score_impossible_cards() -> None:
-    """SPEC §1: two decks hold two Qs, not three."""
+    """docs/api.md#cards: two decks hold two Qs, not three."""
     with pytest.raises(ImpossibleCards):
         score_hand(resolve(HUNT), "a", "out",
                    [("a", []), ("b", parse_cards(["Qs", "Qs"])), ("c", parse_cards(["Qs"]))])
@@ -358,10 +358,10 @@ def test_table_has_a_hundred_rulings() -> None:
     assert total >= 100
 
 
-# -- this turn's corrections (SPEC §3, §4, §5, §6) --------------------------------------
+# -- this turn's corrections (docs/api.md: rule sets, errors, rulings, scoring) ----------------
 
 def test_analyze_opened_has_no_special_left() -> None:
-    """SPEC §5: with ``opened`` true the first meld is behind the player, so
+    """docs/api.md#analyzing-a-hand: with ``opened`` true the first meld is behind the player, so
     ``can_special`` is false and going out needs no threshold; with ``opened`` false
     going out lays the opening, so ``can_go_out`` needs the threshold and equals
     ``can_special``."""
@@ -393,8 +393,8 @@ def _hunt_turn(laid_before: bool, opened: bool = False):
 
 
 def test_special_needs_nothing_laid_before() -> None:
-    """SPEC §3, S1/S3 "alle kaarten … in een keer": a player who built or released in
-    an earlier turn (kaluki-hunt builds before opening) and then lays every other card
+    """docs/api.md#special-wins, S1/S3 "alle kaarten … in een keer": a player who built or released
+    in an earlier turn (kaluki-hunt builds before opening) and then lays every other card
     in one turn goes out, not special; with nothing laid before it is a Hunt. The
     records 066 (earlier build, then out) and 067 (build in the winning turn, still
     special) cover the same in whole hands."""
@@ -404,8 +404,8 @@ def test_special_needs_nothing_laid_before() -> None:
 
 
 def test_winner_collects_multiplies_after_a_special_win() -> None:
-    """SPEC §6 winner_collects: after a special win the winner collects the losers'
-    hand values x special_multiplier (1 in kaluki-51; an override of 2 doubles it),
+    """docs/api.md#end-of-hand-scoring winner_collects: after a special win the winner collects the
+    losers' hand values x special_multiplier (1 in kaluki-51; an override of 2 doubles it),
     and each loser also loses special_flat."""
     hands = [("ann", []), ("bob", parse_cards(["Qs", "4d"])), ("cy", parse_cards(["JK", "2c"]))]
     base = score_hand(resolve(K51), "ann", "special", hands)
@@ -418,7 +418,8 @@ def test_winner_collects_multiplies_after_a_special_win() -> None:
 
 @pytest.mark.parametrize("value", ["yes", 1, 0, "on", "false", "true", None, 1.0])
 def test_rule_parameters_take_only_their_json_type(value: Any) -> None:
-    """SPEC §4: a boolean is true or false, an integer never a string or a boolean."""
+    """docs/api.md#errors-and-codes: a boolean is true or false, an integer never a string or a
+    boolean."""
     from service.engine.rules import InvalidParameter
 
     with pytest.raises(InvalidParameter):
@@ -431,8 +432,8 @@ def test_rule_parameters_take_only_their_json_type(value: Any) -> None:
 
 
 def test_buy_ins_as_independent_implementations_read_them() -> None:
-    """SPEC §3 buy_ins_max and buy_in_min_players (kaluki-uk: 1 and 3, counting the
-    player buying in): the first player out of a three-player game may buy back in at
+    """docs/api.md#match-ledgers buy_ins_max and buy_in_min_players (kaluki-uk: 1 and 3, counting
+    the player buying in): the first player out of a three-player game may buy back in at
     the highest remaining penalty, once; head to head never allows one."""
     from service.engine.match import MatchError, apply_buy_in, apply_hand, match_end_of, new_state
 
@@ -479,7 +480,7 @@ def test_release_with_more_naturals_than_jokers() -> None:
 def test_out_by_builds_alone_is_out() -> None:
     """docs/rulings.md: going out by builds alone, with no meld of
     one's own, is ``out``, never special: a special win is the turn of one's first
-    meld (SPEC §3), and there is none."""
+    meld (docs/api.md#special-wins), and there is none."""
     from service.engine.record import parse_turn
     from service.engine.referee import check_turn
 

@@ -1,5 +1,6 @@
-"""End-of-hand scoring (service/engine/scoring.py; SPEC §6, §3.1): card values, the three
-scoring modes, the special multiplier and flat loss, and the checks on who scores."""
+"""End-of-hand scoring (service/engine/scoring.py; docs/api.md#end-of-hand-scoring,
+docs/api.md#contract-rule-sets): card values, the three scoring modes, the special multiplier and
+flat loss, and the checks on who scores."""
 
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ def _score(rules, winner, finish, **held):
 
 
 def test_card_values_are_the_rule_sets():
-    # SPEC §1: ace 11, T J Q K 10, 2-9 face value, the joker per rule set
+    # docs/api.md#cards: ace 11, T J Q K 10, 2-9 face value, the joker per rule set
     assert [card_value(c, HUNT) for c in parse_cards(["As", "Kd", "Th", "9c", "2s"])] == [
         11, 10, 10, 9, 2]
     assert (card_value(JOKER, K51), card_value(JOKER, UK), card_value(JOKER, JAM)) == (25, 15, 50)
 
 
 def test_jamaican_aces_by_colour():
-    # SPEC §3.1: card_values.ace_red counts the red aces, card_values.ace the black ones
+    # docs/api.md#contract-rule-sets: card_values.ace_red counts the red aces, card_values.ace the
+    # black ones
     assert [card_value(c, JAM) for c in parse_cards(["Ah", "Ad", "As", "Ac"])] == [1, 1, 15, 15]
 
 
@@ -45,8 +47,8 @@ def test_a_hand_value_is_the_sum_of_its_cards(cards):
 
 
 def test_winner_collects_with_its_flat_special_loss():
-    # SPEC §6 winner_collects (S0, kaluki-51): the winner gains the losers' hand values
-    # (× special_multiplier, 1 here); after a special win each loser also loses
+    # docs/api.md#end-of-hand-scoring winner_collects (S0, kaluki-51): the winner gains the losers'
+    # hand values (× special_multiplier, 1 here); after a special win each loser also loses
     # special_flat (25), which is not passed to the winner
     out, special = _score(K51, "a", "out", a=[], b=["Qs", "4d"], c=["JK"])
     assert (out, special) == ({"a": (0, 39, 0), "b": (14, 0, 0), "c": (25, 0, 0)}, False)
@@ -55,7 +57,8 @@ def test_winner_collects_with_its_flat_special_loss():
 
 
 def test_bonus_penalty_doubles_after_a_hunt():
-    # SPEC §6 bonus_penalty (S1, S3): out 20, special 40; losers' penalty ×1, ×2 after a Hunt
+    # docs/api.md#end-of-hand-scoring bonus_penalty (S1, S3): out 20, special 40; losers' penalty
+    # ×1, ×2 after a Hunt
     assert _score(HUNT, "kim", "out", kim=[], lou=["Qs", "4d"])[0] == {
         "kim": (0, 20, 0), "lou": (14, 0, 14)}
     assert _score(HUNT, "kim", "special", kim=[], lou=["Qs", "4d"])[0] == {
@@ -65,8 +68,9 @@ def test_bonus_penalty_doubles_after_a_hunt():
 @pytest.mark.parametrize(("rules", "multiplier"), [(UK, 2), (K40, K40.special_multiplier),
                                                    (JAM, 1)])
 def test_penalty_scoring_multiplies_after_a_special_win(rules, multiplier):
-    # SPEC §6 penalty: the winner scores 0, each loser's penalty grows by the hand value,
-    # × special_multiplier after a special win (SPEC §3: kaluki-uk 2; §3.1: kalooki-jamaica 1)
+    # docs/api.md#end-of-hand-scoring penalty: the winner scores 0, each loser's penalty grows by
+    # the hand value, × special_multiplier after a special win (docs/api.md#special-wins: kaluki-uk
+    # 2; docs/api.md#contract-rule-sets: kalooki-jamaica 1)
     players = {"a": [], "b": ["Qs", "4d"], "c": ["9c"]}
     if rules is JAM:
         players["d"] = ["As"]
@@ -78,7 +82,8 @@ def test_penalty_scoring_multiplies_after_a_special_win(rules, multiplier):
 
 
 def test_superkalooki_doubles_by_override():
-    # SPEC §3.1: special_multiplier 2 is superkalooki's reading, an override of the catalog's 1
+    # docs/api.md#contract-rule-sets: special_multiplier 2 is superkalooki's reading, an override of
+    # the catalog's 1
     rules = resolve({"base": "kalooki-jamaica", "overrides": {"special_multiplier": 2}})
     assert _score(rules, "a", "special", a=[], b=["Ah", "JK"], c=["As"])[0] == {
         "a": (0, 0, 0), "b": (51, 0, 102), "c": (15, 0, 30)}

@@ -1,4 +1,5 @@
-"""Settlement (SPEC §7.1): balances sum to zero; transfers are the fewest, found exactly.
+"""Settlement (docs/api.md#scorekeeping): balances sum to zero; transfers are the fewest, found
+exactly.
 
 The minimality proof is a brute force: every partition of the non-zero balances into
 groups summing to zero; a settlement needs at least n - (most groups) payments (each
@@ -103,8 +104,9 @@ def test_balances_sum_to_exactly_zero(n, stake, buy_in, per_hand, per_point, dat
 
 
 def test_pool_split_among_co_winners_remainder_in_seat_order():
-    # SPEC §7.1: 3 × 0.01 pool... here 3 players × 1.00 = 3.00 over 2 co-winners: 1.50 each;
-    # with 0.01 stakes from 3 players (0.03) the remainder cent goes to the first in seat order
+    # docs/api.md#scorekeeping: 3 × 0.01 pool... here 3 players × 1.00 = 3.00 over 2 co-winners:
+    # 1.50 each; with 0.01 stakes from 3 players (0.03) the remainder cent goes to the first in seat
+    # order
     bal = balances(["a", "b", "c"], 2, stake=D("0.01"), winners=["c", "a"])
     assert bal == {"a": D("0.01"), "b": D("-0.01"), "c": D("0.00")}
     bal = balances(["a", "b", "c", "d"], 0, stake=D("1"), winners=["b", "c", "d"])

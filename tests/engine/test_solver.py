@@ -98,8 +98,8 @@ def test_agrees_with_the_referee_property(rules: RuleSet, seed: int, size: int, 
        size=st.integers(1, 10), jokers=st.integers(0, 2))
 def test_opened_means_no_special_and_no_threshold(rules: RuleSet, seed: int, size: int,
                                                   jokers: int) -> None:
-    """SPEC §5: a player who has opened has made their first meld, so no special win
-    is left (can_special false) and going out needs no threshold; one who has not
+    """docs/api.md#analyzing-a-hand: a player who has opened has made their first meld, so no
+    special win is left (can_special false) and going out needs no threshold; one who has not
     opened goes out only by laying an opening, so can_go_out equals can_special.
     The oracle agrees on every field for both values of ``opened``."""
     hand = dense_hand(random.Random(seed), size, min(jokers, size))
@@ -276,8 +276,8 @@ def test_more_jokers_than_the_catalog_deals(rules: RuleSet) -> None:
 
 
 def test_a_hand_holds_at_most_hand_size_plus_one_cards() -> None:
-    """SPEC §5 analyze: a hand after its draw holds hand_size + 1 cards; more is refused
-    (hand-too-large) before anything else is read."""
+    """docs/api.md#analyzing-a-hand: a hand after its draw holds hand_size + 1 cards; more is
+    refused (hand-too-large) before anything else is read."""
     rules = CATALOG["kaluki-hunt"]
     analyze(full_deck_cards(rules.hand_size + 1), rules)
     with pytest.raises(HandTooLarge) as e:

@@ -1,4 +1,4 @@
-"""The hash chain, exactly as SPEC §7 words it."""
+"""The hash chain, exactly as docs/api.md#export-and-import words it."""
 
 import hashlib
 import json

@@ -1,4 +1,5 @@
-"""The ledger on a Redis Cluster (SPEC §4, §8): detection, one slot per match, and trouble.
+"""The ledger on a Redis Cluster (docs/api.md#limits, docs/ledger.md#redis-cluster): detection, one
+slot per match, and trouble.
 
 The other ledger tests run against the session's cluster too (``cluster`` in
 tests/ledger/backends.py BACKENDS); here: the client the service picks, what a

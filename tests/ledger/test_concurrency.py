@@ -1,4 +1,5 @@
-"""Two gunicorn instances on one Redis, 32 concurrent writers on one match (SPEC §7).
+"""Two gunicorn instances on one Redis, 32 concurrent writers on one match
+(docs/api.md#match-ledgers).
 
 Every hand is sent with its own Idempotency-Key and then retried with the same
 key: the ledger must hold each hand exactly once, its chain must verify, and

@@ -1,5 +1,6 @@
-"""Durability is checked, not assumed (SPEC §8): /readyz reads the Redis's persistence and
-eviction settings and its memory; every Redis failure is a 503, never a 500."""
+"""Durability is checked, not assumed (docs/ledger.md#durability-is-checked): /readyz reads the
+Redis's persistence and eviction settings and its memory; every Redis failure is a 503, never a
+500."""
 
 from __future__ import annotations
 

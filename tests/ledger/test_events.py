@@ -1,5 +1,5 @@
-"""Live events across instances (SPEC §7.1): two gunicorn instances (gevent workers) share
-one Redis; hands written on one reach a stream on the other within a second, each exactly
+"""Live events across instances (docs/api.md#scorekeeping): two gunicorn instances (gevent workers)
+share one Redis; hands written on one reach a stream on the other within a second, each exactly
 once and in order, across a reconnect with Last-Event-ID; the stream ends after finished.
 Run on the embedded Redis, a single Redis and a Redis Cluster (tests/ledger/backends.py)."""
 

@@ -1,4 +1,5 @@
-"""Redis dies while writers append, then comes back (SPEC §7, §8).
+"""Redis dies while writers append, then comes back (docs/api.md#match-ledgers,
+docs/deploy.md#deploying-the-service).
 
 Every append answered 201 is in the ledger; an append answered 503 (or lost
 with the connection) is never half-applied; retried with the same key it
@@ -128,8 +129,8 @@ def _run(redis_server: ThrowawayRedis, base: list[str]) -> None:
 
 @pytest.mark.slow
 def test_redis_killed_during_corrections(tmp_path):
-    """SPEC §7.1: a correction is atomic in Redis (one script run, as appends are). Redis is
-    killed while writers correct hands: nothing is half-applied, every retry with its key
+    """docs/api.md#scorekeeping: a correction is atomic in Redis (one script run, as appends are).
+    Redis is killed while writers correct hands: nothing is half-applied, every retry with its key
     completes exactly once, and the chain verifies and re-folds to the stored standings."""
     from service.app import create_app
 
@@ -223,7 +224,7 @@ def _corrections_under_outage(app, redis_server: ThrowawayRedis) -> None:
 
 @pytest.mark.slow
 def test_live_events_survive_a_redis_restart(tmp_path):
-    """SPEC §7.1: a stream open through a Redis restart misses nothing: the worker's
+    """docs/api.md#scorekeeping: a stream open through a Redis restart misses nothing: the worker's
     listener reconnects, re-reads the matches it follows, and the stream goes on."""
     from service.app import create_app
 

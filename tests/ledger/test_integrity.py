@@ -1,5 +1,5 @@
-"""Ledger integrity against its own users (SPEC §7): signed exports, tombstones, keys through a
-restore, caps that keep every export importable."""
+"""Ledger integrity against its own users (docs/api.md#export-and-import): signed exports,
+tombstones, keys through a restore, caps that keep every export importable."""
 
 from __future__ import annotations
 

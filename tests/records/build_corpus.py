@@ -443,7 +443,7 @@ for args in MELD_FAULTS:
     meld_fault(*args)
 
 
-# -- SPEC §3: a special win needs nothing laid before ------------------------------------
+# -- docs/api.md#special-wins: a special win needs nothing laid before -------------------------
 HUNT_BOB_MELDS = f"""ruleset kaluki-hunt
 players ann bob
 deal ann Kh Ks Kd 9c Tc Jc 2d 3d 4d 5s 6s 7s 8h

@@ -1,5 +1,5 @@
-"""The Jamaican (contract) cases of the recorded-hand corpus (SPEC §3.1), written by
-hand in the text notation with their rulings worked out by hand; build_corpus.py
+"""The Jamaican (contract) cases of the recorded-hand corpus (docs/api.md#contract-rule-sets),
+written by hand in the text notation with their rulings worked out by hand; build_corpus.py
 writes them with the others. Sources: pagat "Caribbean Kalooki" (threes and fours,
 going down, tacking, the joker moved to a run's end, no joker discards), denexa
 "Kalooki" (calls: the penalty card, the active player draws from the stock, a refused

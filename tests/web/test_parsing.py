@@ -36,7 +36,8 @@ BODIES = {**VALID_BODIES, "/v1/turns/check": {
 
 leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.sampled_from(
     ["kaluki-51", "Ah", "JK", "set", "run", "low", "out", "special", "a", "", "10h",
-     # SPEC §4 type confusions: strings and numbers where a boolean or integer belongs
+     # docs/api.md#errors-and-codes type confusions: strings and numbers where a boolean or integer
+     # belongs
      "yes", "no", "on", "true", "false", "1", "0", 1.0, 0.0, 2.5]))
 values = st.recursive(leaf, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
     st.sampled_from(["card", "end", "cards", "kind", "id", "base", "overrides", "x"]), inner,
@@ -68,7 +69,8 @@ def test_fast_path_agrees_with_marshmallow(path: str, data: st.DataObject) -> No
     except ValidationError:
         assert fast is None
         return
-    # with strict types (SPEC §4) the fast loader steps aside exactly when marshmallow refuses
+    # with strict types (docs/api.md#errors-and-codes) the fast loader steps aside exactly when
+    # marshmallow refuses
     assert fast == slow
 
 
@@ -80,8 +82,8 @@ BOOL_FIELDS = [("/v1/melds/build", "opened"), ("/v1/jokers/release", "opened"),
 @pytest.mark.parametrize("path,name", BOOL_FIELDS)
 @pytest.mark.parametrize("value", ["yes", 1, 0, "on", "false", "true", 1.0, None, [], {}])
 def test_booleans_take_only_true_or_false(path: str, name: str, value: Any) -> None:
-    """SPEC §4: a boolean is true or false, never "yes", 1, 0, "on" or "false"; the same
-    422 on the fast and the full path."""
+    """docs/api.md#errors-and-codes: a boolean is true or false, never "yes", 1, 0, "on" or "false";
+    the same 422 on the fast and the full path."""
     body = {**BODIES[path], name: value}
     assert FastLoader(SCHEMAS[path]).load(body) is None
     with pytest.raises(ValidationError):
@@ -94,8 +96,8 @@ def test_booleans_take_only_true_or_false(path: str, name: str, value: Any) -> N
 
 
 def test_every_request_field_is_strictly_typed() -> None:
-    """SPEC §4 for every body schema of the service: no permissive Boolean or Integer
-    (query-string arguments, which arrive as text, are the one exception)."""
+    """docs/api.md#errors-and-codes for every body schema of the service: no permissive Boolean or
+    Integer (query-string arguments, which arrive as text, are the one exception)."""
     from marshmallow import Schema
     from marshmallow import fields as mf
 

@@ -1,4 +1,5 @@
-"""Rate limits (issue 14 item 3, SPEC §4): Flask-Limiter counting in the ledger's Redis."""
+"""Rate limits (issue 14 item 3, docs/api.md#limits): Flask-Limiter counting in the ledger's
+Redis."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Live events of a match (SPEC §7.1): Server-Sent Events or NDJSON, on every instance.
+"""Live events of a match (docs/api.md#scorekeeping): Server-Sent Events or NDJSON, on every
+instance.
 
 Why Redis pub/sub, with the ledger as the source of truth (and not Streams):
 every write script (append, correction, buy-in, delete) ends with a ``PUBLISH``

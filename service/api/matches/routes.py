@@ -1,4 +1,5 @@
-"""/v1/matches (SPEC §7): parse the request, call the ledger service, render its answer.
+"""/v1/matches (docs/api.md#match-ledgers): parse the request, call the ledger service, render its
+answer.
 
 The ledger's work (tokens, idempotency, compare-and-set, export, import) is
 :class:`service.ledger.service.LedgerService`; its domain errors become problems

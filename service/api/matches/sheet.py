@@ -1,4 +1,5 @@
-"""The score sheet's two renderings (SPEC §7.1): JSON, and RFC 4180 CSV for spreadsheets.
+"""The score sheet's two renderings (docs/api.md#scorekeeping): JSON, and RFC 4180 CSV for
+spreadsheets.
 
 The CSV is written with the standard ``csv`` module (CRLF line ends, quotes
 where a cell needs them): no title line; the header ``seq``, ``round`` (where

@@ -1,4 +1,5 @@
-"""A match's names and stakes as clients write them (SPEC §7.1): display text and money.
+"""A match's names and stakes as clients write them (docs/api.md#scorekeeping): display text and
+money.
 
 Display text (``title``, ``names``) is normalised to Unicode NFC and counted in
 code points; control characters (Unicode ``Cc``), surrogates, line and paragraph

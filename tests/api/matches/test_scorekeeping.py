@@ -1,4 +1,5 @@
-"""SPEC §7.1 scorekeeping: names and metadata, stakes, corrections, the sheet, settlement."""
+"""Scorekeeping (docs/api.md#scorekeeping): names and metadata, stakes, corrections, the sheet,
+settlement."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def problem(r, status, code):
     return r.get_json()
 
 
-# -- names and metadata (SPEC §7.1 "Names and metadata", "Stakes") --------------------------
+# -- names and metadata (docs/api.md#scorekeeping) ----------------------------------------
 
 def test_title_names_and_stakes_come_back_normalised(client):
     mid, token, m = create(client, title="Cafe\u0301 night", names={"kim": "Kim \u00c5", "lou": "=Lou"},
@@ -98,7 +99,7 @@ def test_amounts_written_to_the_minor_unit(client):
     assert m["stakes"] == {"currency": "JPY", "per_hand": "100"}
 
 
-# -- corrections (SPEC §7.1 "Corrections") ---------------------------------------------------
+# -- corrections (docs/api.md#scorekeeping) ---------------------------------------------------
 
 KIM_WINS = score("kim", kim=[], lou=["Qs", "4d"])  # kaluki-hunt: kim +20, lou penalty 14
 LOU_WINS = score("lou", kim=["Kh"], lou=[])  # lou +20, kim penalty 10
@@ -201,7 +202,7 @@ def test_correction_conflicts_change_nothing(client):
 
 def test_correction_conflict_with_a_buy_in(client):
     # kaluki-uk, elimination over 20: cy goes out at hand 0 and buys in; a correction that
-    # keeps cy in makes the buy-in impossible (SPEC §7.1)
+    # keeps cy in makes the buy-in impossible (docs/api.md#scorekeeping)
     players = ("ann", "bob", "cy", "dee")
     mid, token, _ = create(client, "kaluki-uk", players, elimination_over=20)
     out = score("ann", ann=[], bob=["2c"], cy=["Kh", "Qh", "Js"], dee=["3c"])
@@ -240,7 +241,7 @@ def test_export_import_carries_and_reverifies_corrections(client):
     assert client.get(f"/v1/matches/{mid}/hands/1").get_json()["corrected_by"] == 3
 
 
-# -- score sheet (SPEC §7.1 "Score sheet") --------------------------------------------------
+# -- score sheet (docs/api.md#scorekeeping) --------------------------------------------------
 
 def test_sheet_json_and_csv_with_corrections_and_formula_names(client):
     evil = "=HYPERLINK(\"http://x\",\"y\")"
@@ -279,7 +280,7 @@ def test_sheet_of_an_unknown_match_is_404(client):
     problem(client.get("/v1/matches/AAAAAAAAAAAAAAAA/sheet"), 404, "match-not-found")
 
 
-# -- settlement (SPEC §7.1 "Settlement") ----------------------------------------------------
+# -- settlement (docs/api.md#scorekeeping) ----------------------------------------------------
 
 def test_settlement_needs_stakes(client):
     mid, _, _ = create(client)
@@ -360,7 +361,7 @@ def test_console_match_page_is_served_with_its_script_and_words(client):
     assert "Corrigeer deze hand" in words and "Correct this hand" in words
 
 
-# -- corrections in a contract match (SPEC §3.1 "wrong-round", §7.1) --------------------------
+# -- corrections in a contract match (wrong-round: docs/api.md#contract-rule-sets) ----------
 
 def _jam(n, winner, **held):
     return {**score(winner, **held), "round": n}
@@ -371,8 +372,8 @@ def _append(client, mid, token, body):
 
 
 def test_a_voided_contract_round_used_its_deal_and_a_correction_keeps_its_round(client):
-    """SPEC §3.1: each hand is the next round, voided ones included (a voided round used
-    its deal and scored nothing); corrections keep the corrected hand's round; the match
+    """docs/api.md#contract-rule-sets: each hand is the next round, voided ones included (a voided
+    round used its deal and scored nothing); corrections keep the corrected hand's round; the match
     ends after the last round dealt."""
     mid, token, _ = create(client, "kalooki-jamaica", players=("ann", "bob", "cy"))
     for n in (1, 2):
