@@ -245,8 +245,8 @@ def deck_strings(rules: Any) -> list[str]:
 
 
 def round_of(rules: Any, rec: Mapping[str, Any] | None, rng: random.Random) -> JSON:
-    """``{"round": k}`` for a contract rule set (SPEC §3.1): the record's, else one drawn;
-    ``{}`` for every other rule set."""
+    """``{"round": k}`` for a contract rule set (docs/api.md#contract-rule-sets): the record's, else
+    one drawn; ``{}`` for every other rule set."""
     if rec is not None and isinstance(rec.get("round"), int):
         return {"round": rec["round"]}
     contracts = getattr(rules, "contracts", None)
@@ -574,7 +574,8 @@ class Generator:
                    base=True)
         first = not opened
         melds = [p["meld"] for p in turn.get("plays", []) if "meld" in p]
-        if not melds:  # a contract rule set goes down with one lay (SPEC §3.1): its melds
+        # a contract rule set goes down with one lay (docs/api.md#contract-rule-sets): its melds
+        if not melds:
             melds = [m for p in turn.get("plays", []) if "lay" in p for m in p["lay"]]
         for cards in melds:
             cards = cards["cards"] if isinstance(cards, dict) else cards
@@ -874,11 +875,11 @@ def corrupt(rec: JSON, kind: str, rng: random.Random) -> JSON | None:
             plays[0], plays[-1] = plays[-1], plays[0]
         elif op == "move" and i + 1 < len(turns):
             turns[i + 1].setdefault("plays", []).insert(0, plays.pop(j))
-        elif op == "shift":  # SPEC §3.1: a joker shifted to a run's end
+        elif op == "shift":  # docs/api.md#contract-rule-sets: a joker shifted to a run's end
             cards = [c for p in plays for v in p.values() if isinstance(v, list) for c in v]
             plays.insert(j, {"shift": {"meld": rng.randrange(3), "card": rng.choice(
                 cards or NATURALS), "end": rng.choice(["high", "low"])}})
-        elif op == "lay":  # SPEC §3.1: the turn's melds laid as one contract
+        elif op == "lay":  # docs/api.md#contract-rule-sets: the turn's melds laid as one contract
             melds = [p["meld"] for p in plays if "meld" in p]
             if melds:
                 rest = [p for p in plays if "meld" not in p]
@@ -911,7 +912,8 @@ def corrupt(rec: JSON, kind: str, rng: random.Random) -> JSON | None:
             t["restock"] = [rng.choice(NATURALS)]
     elif op == "after":
         turns.append(copy.deepcopy(turns[-1]))
-    elif op == "call":  # SPEC §3.1: a turn may begin with a call (call-not-allowed elsewhere)
+    # docs/api.md#contract-rule-sets: a turn may begin with a call (call-not-allowed elsewhere)
+    elif op == "call":
         t["call"] = {"player": rng.choice(bad["players"]), "granted": rng.random() < 0.6}
     elif op == "joker":
         t["discard"] = "JK"
@@ -1024,7 +1026,8 @@ def special_hand(rules: Any, name: str, rng: random.Random) -> JSON | None:
 
 
 def deal_size(rules: Any, rnd: int) -> int:
-    """Cards dealt in round ``rnd`` of a contract rule set (SPEC §3.1 ``deal_sizes``)."""
+    """Cards dealt in round ``rnd`` of a contract rule set (docs/api.md#contract-rule-sets
+    ``deal_sizes``)."""
     sizes = getattr(rules, "deal_sizes", "contract")
     if isinstance(sizes, (list, tuple)):
         return int(sizes[rnd - 1])
@@ -1032,8 +1035,8 @@ def deal_size(rules: Any, rnd: int) -> int:
 
 
 def contract_hand(rules: Any, name: str, rng: random.Random) -> JSON | None:
-    """A contract rule set's down-and-out (SPEC §3.1): the first player draws, lays the
-    round's contract (threes of different ranks, fours of different suits) and discards."""
+    """A contract rule set's down-and-out (docs/api.md#contract-rule-sets): the first player draws,
+    lays the round's contract (threes of different ranks, fours of different suits) and discards."""
     rnd = rng.randint(1, len(rules.contracts))
     contract = rules.contracts[rnd - 1]
     n = deal_size(rules, rnd)

@@ -1,4 +1,4 @@
-"""Rule sets as data (SPEC §3).
+"""Rule sets as data (docs/api.md#rule-sets-and-overrides).
 
 A :class:`RuleSet` carries every parameter the contract names; the catalog holds
 the four published rule sets. A request names one (``"kaluki-51"``) or derives
@@ -71,8 +71,9 @@ class InvalidParameter(RuleSetError):
         self.involved = involved
 
     def naming_one_of(self, sent: Mapping[str, Any]) -> InvalidParameter:
-        """The same contradiction named after a parameter the request sent (SPEC §3: a
-        value that contradicts another names the parameter the request sent; issue 19):
+        """The same contradiction named after a parameter the request sent
+        (docs/api.md#rule-sets-and-overrides: a value that contradicts another names the parameter
+        the request sent; issue 19):
         this one if it was sent, else the first of ``involved`` that was."""
         if self.name in sent:
             return self
@@ -90,7 +91,7 @@ def _contradiction(reason: str, *names: str) -> InvalidParameter:
 
 
 class RoundError(EngineError):
-    """A ``round`` a contract rule set cannot take (SPEC §5, §3.1)."""
+    """A ``round`` a contract rule set cannot take (docs/api.md#contract-rule-sets)."""
 
     code = "invalid-round"
 
@@ -203,7 +204,7 @@ class SpecialWin(StrEnum):
 
 
 class ScoringMode(StrEnum):
-    """End-of-hand scoring (``scoring``, SPEC §6)."""
+    """End-of-hand scoring (``scoring``, docs/api.md#end-of-hand-scoring)."""
 
     WINNER_COLLECTS = "winner_collects"
     BONUS_PENALTY = "bonus_penalty"
@@ -211,7 +212,7 @@ class ScoringMode(StrEnum):
 
 
 class MatchEndMode(StrEnum):
-    """How a match ends (``match_end``, SPEC §7)."""
+    """How a match ends (``match_end``, docs/api.md#match-ledgers)."""
 
     GOAL = "goal"
     ELIMINATION = "elimination"
@@ -220,7 +221,8 @@ class MatchEndMode(StrEnum):
 
 
 class JokerShiftMode(StrEnum):
-    """Whether a run's joker may be shifted to its end (``joker_shift``, SPEC §3.1)."""
+    """Whether a run's joker may be shifted to its end (``joker_shift``,
+    docs/api.md#contract-rule-sets)."""
 
     NONE = "none"
     RUN_END = "run_end"
@@ -629,7 +631,8 @@ PARAMS: tuple[Param, ...] = (
     Param("buy_ins_max", Integer(1, 100), "buy-ins allowed per player in a match"),
     Param("buy_in_min_players", Integer(2, 100), "a buy-in needs at least this many players at the table, "
           "counting the one buying in (3: never head to head)"),
-    # contract rule sets (SPEC §3.1); the defaults leave every other rule set as it was
+    # contract rule sets (docs/api.md#contract-rule-sets); the defaults leave every other rule set
+    # as it was
     Param("contracts", Contracts(), "the deals' contracts in order, each a string of digits: 3 "
           "a three (set), 4 a four (run); null: no contracts (an opening instead)"),
     Param("deal_sizes", DealSizes(), "cards dealt per round: \"contract\" (3 per three and 4 "
@@ -660,8 +663,9 @@ MATCH_END_PARAMS = ("match_end", "goal_points", "elimination_over", "match_hands
 
 @dataclass(frozen=True, slots=True)
 class MatchEnd:
-    """How a match ends (SPEC §3, §7; the rules are :mod:`.match`): the one definition,
-    nested in every :class:`RuleSet` and held by every match (which may override it).
+    """How a match ends (docs/api.md#rule-sets-and-overrides, docs/api.md#match-ledgers; the rules
+    are :mod:`.match`): the one definition, nested in every :class:`RuleSet` and held by every match
+    (which may override it).
 
     Published flat, as the parameters :data:`MATCH_END_PARAMS` (``mode`` is
     ``match_end``), and checked as those parameters are.
@@ -718,7 +722,7 @@ class MatchEnd:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every parameter of SPEC §3, validated; immutable and hashable."""
+    """Every parameter of docs/api.md#rule-sets-and-overrides, validated; immutable and hashable."""
 
     name: str
     source: str
@@ -754,7 +758,7 @@ class RuleSet:
     special_multiplier: int = 1
     special_flat: int = 0
     match_end: MatchEnd = field(default_factory=MatchEnd)
-    # contract rule sets (SPEC §3.1)
+    # contract rule sets (docs/api.md#contract-rule-sets)
     contracts: tuple[str, ...] | None = None
     deal_sizes: str | tuple[int, ...] = CONTRACT_DEAL
     deck_by_players: tuple[DeckRow, ...] | None = None
@@ -814,7 +818,8 @@ class RuleSet:
                     "deck_by_players", "contracts", "deal_sizes")
 
     def _check_contracts(self) -> None:
-        """The contract parameters against each other and the deck (SPEC §3.1)."""
+        """The contract parameters against each other and the deck
+        (docs/api.md#contract-rule-sets)."""
         if self.contracts is None:
             if self.deal_sizes != CONTRACT_DEAL:
                 raise _contradiction("needs contracts (one deal size per contract)",
@@ -878,7 +883,7 @@ class RuleSet:
             return self.card_values.face
         return rank
 
-    # -- contract rule sets (SPEC §3.1) ----------------------------------------------
+    # -- contract rule sets (docs/api.md#contract-rule-sets) -----------------------------------
     @property
     def is_contract(self) -> bool:
         """A contract rule set: ``contracts`` is a list (going down replaces the opening)."""

@@ -53,7 +53,7 @@ def test_modes_render_as_their_strings() -> None:
     assert orjson.dumps({"must_use": ReleasedJokerMode.NEW_MELD}) == b'{"must_use":"new_meld"}'
 
 
-# -- contract rule sets (SPEC §3.1) ----------------------------------------------------
+# -- contract rule sets (docs/api.md#contract-rule-sets) ---------------------------------------
 
 JAMAICA = CATALOG["kalooki-jamaica"]
 CONTRACT_PARAMS = {"contracts": None, "deal_sizes": "contract", "deck_by_players": None,
@@ -63,7 +63,8 @@ CONTRACT_PARAMS = {"contracts": None, "deal_sizes": "contract", "deck_by_players
 
 
 def test_the_contract_parameters_default_to_the_classic_game() -> None:
-    """SPEC §3.1: the new parameters' defaults leave the other rule sets as they are."""
+    """docs/api.md#contract-rule-sets: the new parameters' defaults leave the other rule sets as
+    they are."""
     for rules in CATALOG.values():
         if rules is JAMAICA:
             continue
@@ -77,7 +78,7 @@ def test_the_contract_parameters_default_to_the_classic_game() -> None:
 
 
 def test_kalooki_jamaica_is_the_spec_entry() -> None:
-    """SPEC §3.1 catalog entry kalooki-jamaica, value by value."""
+    """docs/api.md#contract-rule-sets catalog entry kalooki-jamaica, value by value."""
     p = JAMAICA.to_dict()
     assert (p["players_min"], p["players_max"]) == (3, 8)
     assert p["contracts"] == ["333", "334", "344", "444", "3333", "3334", "3344", "3444", "4444"]
@@ -103,8 +104,9 @@ def test_kalooki_jamaica_is_the_spec_entry() -> None:
 
 
 def test_contract_accessors() -> None:
-    """SPEC §3.1: "3344" is two threes and two fours; the deck grows with the seats (the first
-    row whose players_max >= the seats; no seat count: the last row); the hand cap."""
+    """docs/api.md#contract-rule-sets: "3344" is two threes and two fours; the deck grows with the
+    seats (the first row whose players_max >= the seats; no seat count: the last row); the hand
+    cap."""
     assert JAMAICA.contract(7) == (2, 2) and JAMAICA.contract_text(7) == "3344"
     assert JAMAICA.contract(1) == (3, 0) and JAMAICA.contract(9) == (0, 4)
     assert [JAMAICA.deck_for(n) for n in (3, 4, 5, 6, 7, 8)] == [(2, 4)] * 2 + [(3, 8)] * 2 + [(4, 10)] * 2
@@ -116,8 +118,8 @@ def test_contract_accessors() -> None:
 
 
 def test_round_is_checked() -> None:
-    """SPEC §5: a contract rule set needs round (round-required), 1..len(contracts); a rule set
-    without contracts takes none (invalid-round)."""
+    """docs/api.md#contract-rule-sets: a contract rule set needs round (round-required),
+    1..len(contracts); a rule set without contracts takes none (invalid-round)."""
     with pytest.raises(RoundRequired) as e:
         JAMAICA.check_round(None)
     assert e.value.code == "round-required" and e.value.field == "round"
@@ -131,7 +133,8 @@ def test_round_is_checked() -> None:
 
 
 @pytest.mark.parametrize("overrides,named", [
-    ({"deal_sizes": [9, 10]}, "deal_sizes"),           # SPEC §3.1: one deal size per round
+    # docs/api.md#contract-rule-sets: one deal size per round
+    ({"deal_sizes": [9, 10]}, "deal_sizes"),
     ({"contracts": ["333", "44"]}, "contracts"),          # valid: deal sizes "contract" follow
     ({"contracts": ["335"]}, "contracts"),                # a digit other than 3 or 4
     ({"contracts": ["3", ""]}, "contracts"),
@@ -156,8 +159,8 @@ def test_round_is_checked() -> None:
     ({"discard_after_down": 1}, "discard_after_down"),
 ])
 def test_contradicting_contract_values_are_refused(overrides: dict, named: str) -> None:
-    """SPEC §3, §3.1: a value out of range or contradicting another is invalid-parameter,
-    naming the parameter the request sent."""
+    """docs/api.md#rule-sets-and-overrides, docs/api.md#contract-rule-sets: a value out of range or
+    contradicting another is invalid-parameter, naming the parameter the request sent."""
     if overrides == {"contracts": ["333", "44"]}:  # a valid override: deal sizes follow
         rules = resolve({"base": "kalooki-jamaica", "overrides": overrides})
         assert rules.rounds == 2 and rules.deal_size(2) == 8
@@ -168,8 +171,8 @@ def test_contradicting_contract_values_are_refused(overrides: dict, named: str) 
 
 
 def test_contract_overrides_express_house_variants() -> None:
-    """SPEC §3.1: overrides express extra melds when going down, aces reversed, bigger decks,
-    doubling (superkalooki), and contracts on another base."""
+    """docs/api.md#contract-rule-sets: overrides express extra melds when going down, aces reversed,
+    bigger decks, doubling (superkalooki), and contracts on another base."""
     r = resolve({"base": "kalooki-jamaica", "overrides": {
         "melds_after_contract": True, "card_values": {"ace": 1, "ace_red": 15},
         "special_multiplier": 2, "deck_by_players": [
@@ -197,8 +200,9 @@ def test_override_lists_are_cached_apart() -> None:
 
 
 def test_a_too_small_deck_names_the_parameter_sent() -> None:
-    """SPEC §3 (issue 19 item 7): a value that contradicts another names the parameter the
-    request sent and says why: kaluki-uk (5 seats × 13 cards) with one deck (54 cards)."""
+    """docs/api.md#rule-sets-and-overrides (issue 19 item 7): a value that contradicts another names
+    the parameter the request sent and says why: kaluki-uk (5 seats × 13 cards) with one deck (54
+    cards)."""
     with pytest.raises(InvalidParameter) as e:
         resolve({"base": "kaluki-uk", "overrides": {"decks": 1}})
     assert e.value.field == "ruleset.overrides.decks"
@@ -221,8 +225,8 @@ def test_a_too_small_deck_names_the_parameter_sent() -> None:
     ({"set_distinct_suits": True, "set_min": 5, "set_max": 6}, "set_min"),
 ])
 def test_a_contradiction_names_a_parameter_sent(overrides: dict[str, object], named: str | None) -> None:
-    """SPEC §3 (issue 19 item 7), generalised: whichever parameters contradict, the one named
-    is one the request sent."""
+    """docs/api.md#rule-sets-and-overrides (issue 19 item 7), generalised: whichever parameters
+    contradict, the one named is one the request sent."""
     base = "kaluki-51" if "players_max" not in overrides else "kaluki-uk"
     if named is None:
         resolve({"base": base, "overrides": overrides})

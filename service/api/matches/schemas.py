@@ -1,4 +1,5 @@
-"""Request and response schemas of /v1/matches (SPEC §7): parsing and documentation only."""
+"""Request and response schemas of /v1/matches (docs/api.md#match-ledgers): parsing and
+documentation only."""
 
 from __future__ import annotations
 
@@ -75,7 +76,8 @@ REASON_MAX = 500
 
 
 class StakesSchema(StrictSchema):
-    """SPEC §7.1: the currency and the amounts, each written to the currency's minor unit."""
+    """docs/api.md#scorekeeping: the currency and the amounts, each written to the currency's minor
+    unit."""
 
     currency = fields.String(required=True, metadata={"description": "ISO 4217 code"})
     stake = Amount(metadata={"description": "each player pays this into the pool at the start"})
@@ -163,7 +165,7 @@ def check_one_hand(data: dict[str, Any]) -> None:
 
 
 class CorrectionSchema(StrictSchema):
-    """SPEC §7.1: a reason and exactly one of ``score``, ``record`` and ``void``."""
+    """docs/api.md#scorekeeping: a reason and exactly one of ``score``, ``record`` and ``void``."""
 
     reason = DisplayText(REASON_MAX, required=True, metadata={"description": "why (1-500)"})
     score = fields.Nested(MatchScoreSchema,

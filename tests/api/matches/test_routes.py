@@ -1,4 +1,5 @@
-"""/v1/matches (SPEC §7) against every backend: embedded Redis and, when configured, a real one."""
+"""/v1/matches (docs/api.md#match-ledgers) against every backend: embedded Redis and, when
+configured, a real one."""
 
 from __future__ import annotations
 
@@ -220,10 +221,10 @@ def test_elimination_and_buy_ins(client):
     r = append_hand(client, mid, token, scored("a", a=[], b=["Qs", "Kd"], c=["Qs", "Kd"], d=["3d"]))
     m = r.get_json()["match"]
     assert [s["eliminated"] for s in m["standings"]] == [False, True, True, False]
-    # SPEC §3 buy_ins_max 1: b has had the one buy-in a player may make
+    # docs/api.md#match-ledgers buy_ins_max 1: b has had the one buy-in a player may make
     r = client.post(url, json={"player": "b"}, headers=auth(token))
     assert r.status_code == 409 and r.get_json()["code"] == "buy-ins-exhausted"
-    # SPEC §3 buy_in_min_players 3 counts the one buying in: a, d and c make three
+    # docs/api.md#match-ledgers buy_in_min_players 3 counts the one buying in: a, d and c make three
     r = client.post(url, json={"player": "c"}, headers=auth(token))
     assert r.status_code == 201, r.get_json()
     c = r.get_json()["match"]["standings"][2]
@@ -234,7 +235,7 @@ def test_elimination_and_buy_ins(client):
 
 
 def test_three_player_uk_first_out_buys_back_in_once(client):
-    """SPEC §3 (kaluki-uk: buy_ins_max 1, buy_in_min_players 3): in a three-player
+    """docs/api.md#match-ledgers (kaluki-uk: buy_ins_max 1, buy_in_min_players 3): in a three-player
     match the first player over 150 buys back in at the highest remaining penalty;
     a second buy-in by the same player is 409."""
     mid, token, _ = create_match(client, ruleset="kaluki-uk", players=("a", "b", "c"))
@@ -255,7 +256,7 @@ def test_three_player_uk_first_out_buys_back_in_once(client):
 
 
 def test_buy_in_never_head_to_head(client):
-    """SPEC §3 buy_in_min_players 3: with only two at the table counting the one
+    """docs/api.md#match-ledgers buy_in_min_players 3: with only two at the table counting the one
     buying in, no buy-in (here: a four-player match down to one player in would
     have ended; an override of buy_in_min_players 4 closes it at two in)."""
     mid, token, _ = create_match(client, ruleset="kaluki-uk", players=("a", "b", "c", "d"),
@@ -449,7 +450,7 @@ def test_record_path_errors_and_reimport(client):
     assert client.get(f"/v1/matches/{mid}").get_json()["version"] == 1
 
 
-# -- contract matches (SPEC §3.1: match_end contracts) ------------------------------------
+# -- contract matches (docs/api.md#contract-rule-sets: match_end contracts) --------------------
 
 def _round(n, winner, **held):
     body = scored(winner, **held)
@@ -471,8 +472,8 @@ def _penalties(m):
 
 
 def test_a_jamaican_match_is_nine_rounds_lowest_total_wins(client):
-    """SPEC §3.1: each appended hand is the next round (wrong-round); the match ends after
-    the last contract; the lowest total penalty wins (red ace 1, black ace 15)."""
+    """docs/api.md#contract-rule-sets: each appended hand is the next round (wrong-round); the match
+    ends after the last contract; the lowest total penalty wins (red ace 1, black ace 15)."""
     mid, token, r = create_match(client, "kalooki-jamaica", players=("ann", "bob", "cy"))
     end = r.get_json()["match"]["match_end"]
     assert (end["match_end"], end["rounds"]) == ("contracts", 9)
@@ -493,7 +494,8 @@ def test_a_jamaican_match_is_nine_rounds_lowest_total_wins(client):
 
 
 def test_a_tie_after_the_last_contract_is_shared(client):
-    """SPEC §3.1: on a tie winner is null and co_winners lists the tied players."""
+    """docs/api.md#contract-rule-sets: on a tie winner is null and co_winners lists the tied
+    players."""
     mid, token, _ = create_match(client, "kalooki-jamaica", players=("ann", "bob", "cy"))
     _alternate(client, mid, token, range(1, 9), "2c")  # ann 8, bob 8, cy 16
     assert append_hand(client, mid, token, _round(9, "cy", cy=[], ann=["2c"], bob=["2d"])).status_code == 201
@@ -516,8 +518,8 @@ def test_contract_match_end_needs_a_contract_rule_set(client):
 
 @pytest.mark.parametrize("body", [b"", b'{"ruleset": "kaluki-hunt", "players": ["kim", "l\xffou"]}'])
 def test_an_empty_or_non_utf8_body_is_malformed_json(client, body):
-    """SPEC §4 (issue 19 item 3; RFC 8259 §8.1): an empty body and a body that is not
-    UTF-8 are 400 malformed-json on the match endpoints too (create and append)."""
+    """docs/api.md#errors-and-codes (issue 19 item 3; RFC 8259 §8.1): an empty body and a body that
+    is not UTF-8 are 400 malformed-json on the match endpoints too (create and append)."""
     r = client.post("/v1/matches", data=body, content_type="application/json")
     assert (r.status_code, r.get_json()["code"]) == (400, "malformed-json")
     mid, token, _ = create_match(client)
