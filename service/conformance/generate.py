@@ -46,7 +46,24 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..engine.rules import Boolean, CardValueTable, Choice, Integer, JokerOpening, Kind, Param
+from ..api.problems import STATUS, TITLES
+from ..app import create_app
+from ..docs.contract import OPERATIONS
+from ..engine import melds as m
+from ..engine import selfplay
+from ..engine.cards import full_deck
+from ..engine.notation import data_to_text
+from ..engine.rules import (
+    PARAMS,
+    Boolean,
+    CardValueTable,
+    Choice,
+    Integer,
+    JokerOpening,
+    Kind,
+    Param,
+    resolve,
+)
 from . import corpus as cp
 from .runner import Answer, FlaskTransport, ask
 
@@ -108,9 +125,6 @@ class Service:
 def problem_targets(routes: set[tuple[str, str]]) -> dict[str, set[str]]:
     """path -> the 422 codes its documentation says it can answer (stateless and referee
     operations present in the app), from the operations table of the API document."""
-    from ..api.problems import STATUS, TITLES
-    from ..docs.contract import OPERATIONS
-
     out: dict[str, set[str]] = {}
     for (method, path), op in OPERATIONS.items():
         if path not in STATELESS or (method.upper(), path) not in routes or op.ledger:
@@ -233,14 +247,10 @@ def summary_of(ans: Answer) -> str:
 # -- cards and rule sets -----------------------------------------------------------------------
 
 def catalog_rules(name: str) -> Any:
-    from ..engine.rules import resolve
-
     return resolve(name)
 
 
 def deck_strings(rules: Any) -> list[str]:
-    from ..engine.cards import full_deck
-
     return [str(c) for c in full_deck(rules.decks, rules.jokers)]
 
 
@@ -449,8 +459,6 @@ class Generator:
         self.offer("catalog", {"method": "GET", "path": "/v1/violations"}, shrink=False)
 
     def _play(self, rules: Any, name: str, players: list[str], seed: int) -> JSON | None:
-        from ..engine import selfplay
-
         kwargs: dict[str, Any] = {}
         params = inspect.signature(selfplay.play_hand).parameters
         if getattr(rules, "contracts", None) and "round" in params:
@@ -523,8 +531,6 @@ class Generator:
         self.offer(name, {"method": "POST", "path": adj, "body": {**rec, "turns": turns[:k]}},
                    tags=["selfplay", "prefix"], cap=1, base=True)
         if whole:
-            from ..engine.notation import data_to_text
-
             try:
                 text = data_to_text(rec)
             except Exception:  # noqa: BLE001 - a record the notation cannot write: no case
@@ -749,8 +755,6 @@ class Generator:
 
     def overrides(self) -> None:
         """Some rule sets with overrides: each parameter changed once on a few requests."""
-        from ..engine.rules import PARAMS
-
         rng = random.Random(f"{self.seed}/overrides")
         for p in PARAMS:
             for ep in ("/v1/melds/validate", "/v1/hands/analyze", "/v1/hands/score",
@@ -993,8 +997,6 @@ def special_hand(rules: Any, name: str, rng: random.Random) -> JSON | None:
         cards = [c.split("=")[0] for c in cards]
         if len(cards) > room or any(pool[c] < cards.count(c) for c in set(cards)):
             continue
-        from ..engine import melds as m
-
         if not m.validate(cards, rules).valid:
             continue
         melds.append(cards)
@@ -1136,8 +1138,6 @@ def _mutate(b: JSON, rng: random.Random, gen: Generator) -> JSON:
         elif choice < 0.75:
             b["ruleset"] = {"base": base, "extra": 1}
         else:
-            from ..engine.rules import PARAMS
-
             p = rng.choice(PARAMS)
             b["ruleset"] = {"base": base, "overrides": {p.name: param_value(p, rng)}}
         return b
@@ -1218,8 +1218,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=cp.CORPUS_DIR)
     ap.add_argument("--quick", action="store_true", help="fewer hands (a smoke run)")
     args = ap.parse_args(argv)
-    from ..app import create_app
-
     app = create_app({"TESTING": True, "TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False})
     gen = Generator(app, args.seed, quick=args.quick,
                     log=lambda s: print(s, file=sys.stderr, flush=True))

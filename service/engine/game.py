@@ -76,7 +76,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum, unique
-from typing import TYPE_CHECKING
 
 from . import contracts
 from . import melds as m
@@ -97,9 +96,6 @@ from .scoring import Finish
 from .shift import not_shiftable
 from .shift import shift as shift_joker
 from .violations import Violation
-
-if TYPE_CHECKING:
-    from .options import Option
 
 # the modes the turn rules test, looked up once (an enum member lookup costs on Python 3.11)
 _FINAL_DISCARD = FinalDiscardMode.REQUIRED
@@ -388,12 +384,6 @@ class Game:
         other.__dict__.update({k: dup(v) for k, v in self.__dict__.items()})
         other._hand = other._hands[self._actor]
         return other
-
-    def legal_actions(self) -> list[Option]:
-        """Every legal next play at this point of the turn (docs/api.md#legal-next-plays):
-        :func:`.options.legal_actions`."""
-        from .options import legal_actions
-        return legal_actions(self)
 
     def apply(self, op: Operation) -> Operation:
         """Do an operation again (by its player, who must be the one to move)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..settings import Settings
 from . import durability, signing
+from .embedded import ensure_server
 from .service import LedgerService, Limits
 from .store import (
     UNAVAILABLE_ERRORS,
@@ -40,8 +41,6 @@ def store_url(config: Settings) -> tuple[str, str]:
     """The Redis URL to use and a label for /readyz (starting the embedded one if needed)."""
     if config.REDIS_URL:
         return config.REDIS_URL, "redis"
-    from .embedded import ensure_server
-
     data_dir = config.KALUKI_DATA_DIR
     return ensure_server(data_dir), f"embedded redis in {os.path.abspath(data_dir)}"
 

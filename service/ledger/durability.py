@@ -27,6 +27,8 @@ from typing import Any
 
 import redis
 
+from .store import is_oom
+
 SETTINGS = ("appendonly", "appendfsync", "maxmemory-policy")
 
 
@@ -67,8 +69,6 @@ def risks(settings: dict[str, str]) -> list[str]:
 def out_of_memory(client: Any, probe_key: str = "kaluki:readyz") -> bool:
     """True when Redis refuses writes for memory (``OOM command not allowed``): a small
     write is refused, or ``used_memory`` has reached ``maxmemory``."""
-    from .store import is_oom
-
     try:
         client.set(probe_key, "1", px=10_000)
     except redis.ResponseError as exc:

@@ -64,12 +64,14 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
+import redis
 from flask import Flask, Response, request
 from flask_limiter import Limit, Limiter, RateLimitExceeded
 
 from .. import settings
 from ..api.problems import Problem
 from ..i18n import N_
+from ..ledger.embedded import SOCKET_NAME
 from ..ledger.store import CLUSTER_SCHEMES, is_cluster
 
 log = logging.getLogger(__name__)
@@ -102,8 +104,6 @@ def storage_uri(config: settings.Settings) -> str:
     """Where the counters live: the ledger's Redis unless RATELIMIT_STORAGE_URI says."""
     url = config.REDIS_URL
     if not url:
-        from ..ledger.embedded import SOCKET_NAME
-
         return ("redis+unix://"
                 f"{os.path.join(os.path.abspath(config.KALUKI_DATA_DIR), SOCKET_NAME)}")
     if url.startswith("unix://"):
@@ -117,8 +117,6 @@ def storage_uri(config: settings.Settings) -> str:
 
 def _is_cluster(url: str) -> bool:
     """Ask the Redis once (at start) whether it runs in cluster mode, the ledger's way."""
-    import redis
-
     try:
         client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
         try:
