@@ -157,6 +157,10 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
         out += _keep(previous, "## Engine micro-benchmarks")
     out += _keep(previous, "## Hostile requests", note=False)  # written by bench/hostile.py
     out += _keep(previous, "## Waiting for replicas (REDIS_WAIT_REPLICAS)", note=False)  # bench/replica_wait.py
+    written = {line for line in out if line.startswith("## ")}
+    for heading in re.findall(r"^## .*$", previous, re.M):  # sections other tools wrote, kept
+        if heading not in written:
+            out += _keep(previous, heading, note=False)
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -106,3 +106,14 @@ def test_keep_marks_a_skipped_section_once() -> None:
     assert again == kept  # the mark is not added twice
     assert report._keep(previous, "## Memory", note=False) == ["## Memory", "", "old table", ""]
     assert report._keep(previous, "## Worker model") == []
+
+
+def test_sections_written_by_hand_or_other_tools_are_carried_over() -> None:
+    """A render keeps every section it does not write itself (the measurements written
+    by the issue benchmarks, say), unmarked and in their order, after its own."""
+    previous = ("# Benchmark results\n\n## Machine\n\nold machine\n\n"
+                "## Builds (issue 19)\n\nbuild table\n\n## Scorekeeping (issue 24)\n\nfan-out\n")
+    text = report.render({"cpu": "test"}, None, [], None, None, [], previous)
+    assert text.endswith("## Builds (issue 19)\n\nbuild table\n\n"
+                         "## Scorekeeping (issue 24)\n\nfan-out\n")
+    assert text.count("## Machine") == 1 and "old machine" not in text

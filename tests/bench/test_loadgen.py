@@ -1,4 +1,5 @@
-"""The benchmark suite's parsing: wrk's output, the bench bodies (no load, no timing asserts)."""
+"""The load generator's parsing (bench/loadgen.py: wrk's output, percentiles) and the bench bodies
+(no load, no timing asserts)."""
 
 from __future__ import annotations
 
