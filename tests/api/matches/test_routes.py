@@ -370,16 +370,19 @@ def test_ttl_refreshed_on_write(client, redis_url):
 
 # -- hand records ---------------------------------------------------------------------
 
+HUNT_DEAL = {"ann": ["4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2c", "3c"],
+             "bob": ["2d", "5d", "8d", "Jd", "3s", "6s", "9s", "Qs", "4c", "7c", "Tc", "Kc", "JK"]}
+HUNT_RECORD = {"players": ["ann", "bob"], "deal": HUNT_DEAL,
+               "turns": [{"player": "ann", "draw": {"from": "stock", "card": "4c"},
+                          "plays": [{"meld": ["4h", "5h", "6h", "7h", "8h", "9h", "Th"]},
+                                    {"meld": ["Jh", "Qh", "Kh"]},
+                                    {"meld": ["2c", "3c", "4c"]}], "discard": "Ah"}]}
+
+
 def test_record_entry(client):
     """A hand record is adjudicated first (S1: Hunt, all cards laid in one turn, 40 points)."""
     mid, token, _ = create_match(client, ruleset="kaluki-hunt", players=("ann", "bob"))
-    deal = {"ann": ["4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2c", "3c"],
-            "bob": ["2d", "5d", "8d", "Jd", "3s", "6s", "9s", "Qs", "4c", "7c", "Tc", "Kc", "JK"]}
-    record = {"players": ["ann", "bob"], "deal": deal,
-              "turns": [{"player": "ann", "draw": {"from": "stock", "card": "4c"},
-                         "plays": [{"meld": ["4h", "5h", "6h", "7h", "8h", "9h", "Th"]},
-                                   {"meld": ["Jh", "Qh", "Kh"]},
-                                   {"meld": ["2c", "3c", "4c"]}], "discard": "Ah"}]}
+    record = HUNT_RECORD
     r = append_hand(client, mid, token, {"record": record})
     assert r.status_code == 201, r.get_json()
     body = r.get_json()
@@ -411,15 +414,6 @@ def test_redis_down_is_503_and_stateless_endpoints_work():
 
 
 # -- the record path, through the referee ------------------------------------------------
-
-HUNT_DEAL = {"ann": ["4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2c", "3c"],
-             "bob": ["2d", "5d", "8d", "Jd", "3s", "6s", "9s", "Qs", "4c", "7c", "Tc", "Kc", "JK"]}
-HUNT_RECORD = {"players": ["ann", "bob"], "deal": HUNT_DEAL,
-               "turns": [{"player": "ann", "draw": {"from": "stock", "card": "4c"},
-                          "plays": [{"meld": ["4h", "5h", "6h", "7h", "8h", "9h", "Th"]},
-                                    {"meld": ["Jh", "Qh", "Kh"]},
-                                    {"meld": ["2c", "3c", "4c"]}], "discard": "Ah"}]}
-
 
 def test_record_path_errors_and_reimport(client):
     mid, token, _ = create_match(client, players=("ann", "bob"))
