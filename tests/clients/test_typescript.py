@@ -18,68 +18,17 @@ installs the locked dev dependencies (``npm ci``, from ``package-lock.json``) in
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import fcntl
-import hashlib
 import json
-import os
-import re
 import shlex
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.clients.sdk import SDK, build_dir, locked, run, tsc
 from tests.ledger.servers import ROOT, Gunicorn
-from tests.support import missing, require_binary
-
-SDK = ROOT / "clients" / "typescript"
-NODE_MAJOR = 20
-
-
-def _run(args: list[str], timeout: float, **kw) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(args, cwd=kw.pop("cwd", SDK), capture_output=True, text=True,
-                          timeout=timeout, **kw)
-    assert proc.returncode == 0, (f"{shlex.join(args)} exited {proc.returncode}\n"
-                                  f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return proc
-
-
-@contextlib.contextmanager
-def _locked(name: str) -> Iterator[None]:
-    """One pytest worker at a time (npm ci must not run twice into one node_modules)."""
-    digest = hashlib.sha256(str(SDK).encode()).hexdigest()[:12]
-    with open(Path(tempfile.gettempdir()) / f"kaluki-sdk-{digest}-{name}.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-@pytest.fixture(scope="module")
-def node() -> str:
-    """node, with the SDK's locked dev dependencies installed."""
-    node = require_binary("node", "nodejs")
-    npm = require_binary("npm", "npm")
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
-    if int(version.lstrip("v").split(".")[0]) < NODE_MAJOR:
-        missing(f"node >= {NODE_MAJOR} (the 'nodejs' package; this one is {version})")
-    lock = hashlib.sha256((SDK / "package-lock.json").read_bytes()).hexdigest()
-    marker = SDK / "node_modules" / ".kaluki-npm-ci"
-    with _locked("npm-ci"):
-        if not marker.exists() or marker.read_text() != lock:
-            _run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], timeout=300)
-            marker.write_text(lock)
-    return node
-
-
-def _tsc(node: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return _run([node, "node_modules/typescript/bin/tsc", *args], timeout=120)
-
+from tests.support import require_binary
 
 # what `npm run generate` runs: each command's program, as run from node_modules
 _GENERATORS = {"openapi-typescript": "node_modules/openapi-typescript/bin/cli.js",
@@ -98,7 +47,7 @@ def test_committed_types_are_generated_from_the_openapi_document(node, tmp_path)
         committed = SDK / script[out]
         script[out] = str(tmp_path / committed.name)
         program = [node, _GENERATORS[script[0]]] if _GENERATORS[script[0]] else [node]
-        _run([*program, *script[1:]], timeout=60)
+        run([*program, *script[1:]], timeout=60)
         outputs.append((committed, tmp_path / committed.name))
     assert sorted(c.name for c, _ in outputs) == ["routes.ts", "schema.ts"]
     for committed, regenerated in outputs:
@@ -123,40 +72,11 @@ def test_route_facts_follow_the_document_not_a_path_list():
             assert use not in code, (name, use)
 
 
-def _build_dir() -> Path:
-    """This worker's own output directory (kept: tsc --incremental reuses it)."""
-    return SDK / "build" / f"pytest-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
-
-
 def test_package_compiles_strict(node):
     """The package alone (no node types: it runs in browsers too) under --strict."""
-    out = _build_dir()
-    _tsc(node, "-p", "tsconfig.json", "--strict", "--noEmit", "--incremental",
+    out = build_dir()
+    tsc(node, "-p", "tsconfig.json", "--strict", "--noEmit", "--incremental",
          "--tsBuildInfoFile", str(out / "package.tsbuildinfo"))
-
-
-def _write_quick_starts() -> None:
-    """The first ```ts block of the SDK's README and of the service's, where
-    test/tsconfig.json includes them."""
-    for name, readme in (("sdk", SDK / "README.md"), ("service", ROOT / "README.md")):
-        block = re.search(r"```ts\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
-        assert block, f"{readme.relative_to(ROOT)} has a ```ts quick start"
-        target = SDK / "build" / "readme" / f"{name}.ts"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
-        tmp.write_text(block.group(1), encoding="utf-8")
-        tmp.replace(target)  # atomic: the other worker's tsc never reads half a file
-
-
-@pytest.fixture(scope="module")
-def compiled(node) -> Path:
-    """src, the examples, the READMEs' quick starts and test/ compiled under --strict,
-    in this worker's directory."""
-    _write_quick_starts()
-    out = _build_dir()
-    _tsc(node, "-p", "test/tsconfig.json", "--strict", "--outDir", str(out), "--incremental",
-         "--tsBuildInfoFile", str(out / "test.tsbuildinfo"))
-    return out
 
 
 def test_examples_and_readme_quick_start_compile_strict(compiled):
@@ -169,7 +89,7 @@ def test_examples_and_readme_quick_start_compile_strict(compiled):
 
 
 def test_transport_unit_tests(node, compiled):
-    proc = _run([node, "--test", str(compiled / "test" / "unit.test.js")], timeout=60)
+    proc = run([node, "--test", str(compiled / "test" / "unit.test.js")], timeout=60)
     assert "# fail 0" in proc.stdout and "# pass 23" in proc.stdout, proc.stdout[-2000:]
 
 
@@ -178,7 +98,7 @@ def test_scenario_against_gunicorn(node, compiled, tmp_path):
                       extra_env={"KALUKI_DATA_DIR": str(tmp_path), "RATELIMIT_ENABLED": "false"})
     try:
         server.wait()
-        proc = _run([node, str(compiled / "test" / "scenario.js"), server.base], timeout=30)
+        proc = run([node, str(compiled / "test" / "scenario.js"), server.base], timeout=30)
     finally:
         server.stop()
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -193,14 +113,14 @@ def starter(node, tmp_path_factory) -> Path:
     npm = require_binary("npm", "npm")
     app = tmp_path_factory.mktemp("starter")
     packed = tmp_path_factory.mktemp("pack")
-    with _locked("npm-pack"):  # prepack builds dist/ in the SDK
-        proc = _run([npm, "pack", "--pack-destination", str(packed), "--json"], timeout=180)
+    with locked("npm-pack"):  # prepack builds dist/ in the SDK
+        proc = run([npm, "pack", "--pack-destination", str(packed), "--json"], timeout=180)
     tarball = packed / json.loads(proc.stdout[proc.stdout.index("["):])[0]["filename"]
     lock = json.loads((SDK / "package-lock.json").read_text())["packages"]
     versions = {name: lock[f"node_modules/{name}"]["version"] for name in ("typescript", "@types/node")}
-    _run([npm, "init", "-y"], timeout=60, cwd=app)
-    _run([npm, "pkg", "set", "type=module"], timeout=60, cwd=app)
-    _run([npm, "install", "--no-audit", "--no-fund", "--prefer-offline", str(tarball),
+    run([npm, "init", "-y"], timeout=60, cwd=app)
+    run([npm, "pkg", "set", "type=module"], timeout=60, cwd=app)
+    run([npm, "install", "--no-audit", "--no-fund", "--prefer-offline", str(tarball),
           *(f"{n}@{v}" for n, v in versions.items())], timeout=300, cwd=app)
     for name in ("tsconfig.json", "tour.ts"):
         (app / name).write_text((SDK / "examples" / name).read_text(encoding="utf-8"), encoding="utf-8")
@@ -210,9 +130,9 @@ def starter(node, tmp_path_factory) -> Path:
 def test_the_starter_compiles_in_a_fresh_npm_app(node, starter):
     """Issue 21 item 8: the example compiles in a new app set up as the README says."""
     assert json.loads((starter / "package.json").read_text())["type"] == "module"
-    _run([node, "node_modules/typescript/bin/tsc", "-p", "."], timeout=120, cwd=starter)
+    run([node, "node_modules/typescript/bin/tsc", "-p", "."], timeout=120, cwd=starter)
     assert (starter / "tour.js").is_file()
-    proc = _run([node, "--input-type=module", "-e",
+    proc = run([node, "--input-type=module", "-e",
                  "import { createKalukiClient, ROUTES } from '@kaluki/client';"
                  "console.log(typeof createKalukiClient, Object.keys(ROUTES).length > 0)"],
                 timeout=30, cwd=starter)
@@ -228,7 +148,7 @@ def test_require_loads_the_package(node, starter):
     can = subprocess.run([node, "-p", "Boolean(process.features.require_module)"],
                          capture_output=True, text=True).stdout.strip() == "true"
     if can:
-        proc = _run([node, str(probe)], timeout=30, cwd=starter)
+        proc = run([node, str(probe)], timeout=30, cwd=starter)
         assert proc.stdout.split() == ["function", "function"], proc.stderr
     else:  # an older node: the README's import() is the way, and require says why
         proc = subprocess.run([node, str(probe)], cwd=starter, capture_output=True, text=True,
