@@ -187,7 +187,7 @@ class HandEntry:
     scores: tuple[PlayerScore, ...]
     hash: str
 
-    type = "hand"
+    type = EntryType.HAND
 
     def to_data(self) -> dict[str, Any]:
         return {"seq": self.seq, "type": EntryType.HAND, "source": self.source, "input": self.input,
@@ -530,7 +530,7 @@ class LedgerService:
                                              event.source)
                     new = apply_hand(m.state, m.config, scored.winner, scored.deltas,
                                      scored.round)
-                    data = seal({"seq": m.version, "type": "hand", "source": event.source,
+                    data = seal({"seq": m.version, "type": EntryType.HAND, "source": event.source,
                                  "input": event.input, "winner": scored.winner,
                                  "finish": scored.finish, "special": scored.score.special,
                                  "scores": scored.scores_data()}, m.head)

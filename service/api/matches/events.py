@@ -38,8 +38,8 @@ from typing import Any
 
 import orjson
 
-from ...engine.match import Event as LedgerEvent
 from ...engine.match import (
+    EntryType,
     MatchError,
     apply_buy_in,
     apply_hand,
@@ -47,6 +47,7 @@ from ...engine.match import (
     fold_events,
     new_state,
 )
+from ...engine.match import Event as LedgerEvent
 from ...ledger.service import LedgerService, Match
 from ...ledger.store import CHANNEL, UNAVAILABLE_ERRORS, LedgerUnavailable, keys
 from ...settings import Settings
@@ -54,7 +55,7 @@ from ...settings import Settings
 log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 30.0  # a listener with no stream to serve for this long stops
-EVENT_NAMES = {"hand": "hand", "buy-in": "buy-in", "correction": "correction"}
+EVENT_NAMES = {t.value: t.value for t in EntryType}  # each entry type is its event's name
 
 
 @dataclass
@@ -125,10 +126,10 @@ class EventHub:
         for e in entries:
             ev = event_of(e)
             try:
-                if e["type"] == "hand":
+                if e["type"] == EntryType.HAND:
                     state = apply_hand(m.state, m.config, e["winner"], [
                         (s["id"], s["points"], s["penalty"]) for s in e["scores"]])
-                elif e["type"] == "buy-in":
+                elif e["type"] == EntryType.BUY_IN:
                     state = apply_buy_in(m.state, m.config, e["player"])
                 else:
                     state = fold_events(list(m.players), m.config, [*feed.events, ev])

@@ -24,6 +24,7 @@ from flask import Response, current_app, request
 from marshmallow import ValidationError
 
 from ... import settings
+from ...engine.match import EntrySource, EntryType
 from ...i18n import N_
 from ...ledger import get_service, limits
 from ...ledger.service import (
@@ -403,7 +404,8 @@ def _check_entries(entries: list[Any]) -> None:
     """Each score entry's input must be a /hands/score body (the referee reads records)."""
     score_schema = MatchScoreSchema()
     for i, e in enumerate(entries):
-        if isinstance(e, dict) and e.get("type") == "hand" and e.get("source") == "score":
+        if isinstance(e, dict) and e.get("type") == EntryType.HAND \
+                and e.get("source") == EntrySource.SCORE:
             try:
                 # a missing input is None, which load refuses with a ValidationError
                 score_schema.load(e.get("input"))  # type: ignore[arg-type]

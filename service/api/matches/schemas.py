@@ -18,7 +18,7 @@ from marshmallow import (
     validates_schema,
 )
 
-from ...engine.match import MatchStatus
+from ...engine.match import EntryType, MatchStatus
 from ...engine.rules import PARAMS_BY_NAME, Boolean, Choice, Integer, Kind
 from ...i18n import N_
 from ...ledger.service import EXPORT_FORMAT
@@ -235,7 +235,7 @@ class CreatedSchema(Schema):
 
 class EntrySchema(Schema):
     seq = Int(required=True)
-    type = fields.String(required=True, metadata={"enum": ["hand", "buy-in", "correction"]})
+    type = fields.String(required=True, metadata={"enum": [t.value for t in EntryType]})
     hash = fields.String(required=True)
     corrects = Int(metadata={"description": "corrections: the seq of the hand corrected"})
     reason = fields.String(metadata={"description": "corrections: why"})
@@ -249,7 +249,7 @@ class EntrySchema(Schema):
 
 class AppendedSchema(Schema):
     seq = Int(required=True)
-    type = fields.String(metadata={"enum": ["correction"],
+    type = fields.String(metadata={"enum": [EntryType.CORRECTION.value],
                                    "description": "corrections only"})
     corrects = Int(metadata={"description": "corrections: the seq of the hand corrected"})
     reason = fields.String(metadata={"description": "corrections: why"})
