@@ -13,8 +13,8 @@ from typing import Any
 
 from flask import current_app
 
-from ..engine import melds as m
 from ..engine.cards import RANKS, Card
+from ..engine.melds import SetMeld
 from ..engine.referee import HandState
 from ..engine.rulings import (
     AdjudicationAnswer,
@@ -36,7 +36,7 @@ from ..web.language import language
 def render_meld(s: Shown) -> dict[str, Any]:
     meld = s.meld
     out: dict[str, Any] = {"kind": meld.kind, "cards": [c.text for c in meld.cards]}
-    if isinstance(meld, m.SetMeld):
+    if isinstance(meld, SetMeld):
         out["rank"] = RANKS[meld.rank - 1]
     else:
         out["suit"] = meld.suit

@@ -94,3 +94,22 @@ def test_score_answers_as_documented(client, ruleset: str, hands: list[list[str]
     players = [{"id": f"p{i}", "cards": [] if i == 0 else h} for i, h in enumerate(hands)]
     _check(client, "/v1/hands/score", {"ruleset": ruleset, "winner": "p0", "finish": finish,
                                        "players": players})
+
+
+def test_the_renderer_takes_only_types_and_constants_from_the_engine() -> None:
+    """Views parse, make one engine call and render: the renderer itself never calls the
+    engine (no engine function or module among its names; types and constants only)."""
+    import inspect
+
+    from service.api import render
+
+    def origin(value: object) -> str:
+        if inspect.ismodule(value):
+            return value.__name__
+        return value.__module__ if inspect.isclass(value) or inspect.isfunction(value) else ""
+
+    from_engine = {name: value for name, value in vars(render).items()
+                   if origin(value).startswith("service.engine")}
+    assert {"SetMeld", "Violation", "MeldAnswer"} <= set(from_engine)
+    for name, value in from_engine.items():
+        assert inspect.isclass(value), name  # no function, no module
