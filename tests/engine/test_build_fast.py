@@ -54,6 +54,10 @@ def rule_sets(draw: st.DrawFn) -> RuleSet:
     over["ace"] = draw(st.sampled_from(["high", "low", "high_or_low", "around", over.get("ace")]))
     if over["ace"] is None:
         del over["ace"]
+    if draw(st.booleans()):  # jokers kept apart, as in kalooki-jamaica
+        over["run_jokers_adjacent"] = False
+    if draw(st.booleans()):  # runs that need more naturals
+        over["run_min_naturals"] = draw(st.sampled_from([2, 3]))
     try:
         return resolve({"base": base, "overrides": over})
     except EngineError:  # an override the rule set refuses (run_min_naturals > run_min, ...)
@@ -72,9 +76,11 @@ def table_runs(draw: st.DrawFn, rules: RuleSet) -> m.RunMeld:
     suit = draw(st.sampled_from(SUITS))
     for _ in range(30):
         n = draw(st.integers(rules.run_min, max(rules.run_min, rules.effective_run_max)))
-        start = draw(st.integers(1, 13 if rules.ace == "around" else max(1, 14 - n + 1)))
+        top = 13 if rules.ace == "around" else max(1, 14 - n + 1)
+        start = draw(st.one_of(st.sampled_from([1, top]), st.integers(1, top)))  # ends: aces
         cards = [_text(v, suit) for v in range(start, start + n)]
-        for i in draw(st.sets(st.integers(0, n - 1), max_size=3)):
+        ends = st.sampled_from([0, n - 1])  # a joker at an end, often: what a card meets
+        for i in draw(st.sets(st.one_of(ends, st.integers(0, n - 1)), max_size=3)):
             cards[i] = draw(st.sampled_from(["JK=" + cards[i], "JK=" + cards[i][0]]))
         ruling = m.validate(cards, rules, "run")
         if ruling.valid:
@@ -120,9 +126,20 @@ def cards_for(meld: m.Meld) -> st.SearchStrategy[m.Placed]:
     else:
         naturals = st.sampled_from([RANKS[meld.rank - 1] + s for s in SUITS])
     anything = st.sampled_from([r + s for r in RANKS for s in SUITS])
-    named = st.one_of(naturals, anything).map(lambda c: "JK=" + c)
+    if isinstance(meld, m.RunMeld):  # the ranks beyond its ends, in any suit
+        ranks = [RANKS[(v - 1) % 13] for v in (meld.start - 1, meld.end + 1)]
+        other = st.builds(lambda r, s: r + s, st.sampled_from(ranks), st.sampled_from(SUITS))
+    else:
+        other = st.sampled_from([RANKS[meld.rank - 1] + s for s in SUITS])
+    named = st.one_of(naturals, other, anything).map(lambda c: "JK=" + c)
     by_rank = st.one_of(naturals, anything).map(lambda c: "JK=" + c[0])
-    text = st.one_of(naturals, naturals, st.just("JK"), st.just("JK"), named, by_rank, anything)
+    kinds = {"natural": naturals, "joker": st.just("JK"), "named": named, "by rank": by_rank,
+             "any": anything}
+    # a kind first, then the card: each kind as often as it is listed
+    listed = ["natural", "natural", "joker", "joker", "named", "by rank", "any"]
+    if meld.cards[0].is_joker or meld.cards[-1].is_joker:  # a joker meeting a joker
+        listed += ["joker", "joker", "joker"]
+    text = st.sampled_from(listed).flatmap(lambda k: kinds[k])
     end = st.sampled_from([None, None, "low", "high"])
     return st.builds(lambda t, e: m.Placed(parse_meld_card(t), e), text, end)
 
@@ -167,8 +184,9 @@ def test_one_card_is_what_the_search_answers(case: tuple[RuleSet, m.Meld, m.Plac
 
 @st.composite
 def any_runs(draw: st.DrawFn) -> tuple[RuleSet, m.RunMeld]:
-    """A run as a ``RunMeld`` may hold it, legal or not: a legal table run, or cards near
-    a start (of one suit or not, jokers declared or not, in place or not) at any start."""
+    """A run as a ``RunMeld`` may hold it, legal or not: a legal table run, one card built
+    on it, or the cards of some places (jokers among them) from some start, now and then
+    one or two of them not the card at its place, the run's start now and then not theirs."""
     rules = draw(rule_sets())
     if draw(st.booleans()):
         meld = draw(table_runs(rules))
@@ -177,23 +195,25 @@ def any_runs(draw: st.DrawFn) -> tuple[RuleSet, m.RunMeld]:
         assert isinstance(grown, m.RunMeld)
         return rules, grown
     suit = draw(st.sampled_from(SUITS))
-    start = draw(st.integers(-1, 16))
-    n = draw(st.integers(1, 15))
-    cards: list[MeldCard] = []
-    for i in range(n):
-        v = start + i
-        rank = (v - 1) % 13 + 1
-        kind = draw(st.integers(0, 9))
-        if kind <= 5:
-            cards.append(MeldCard(parse_meld_card(_text(v, suit)).card))
-        elif kind == 6:
-            cards.append(MeldCard(JOKER, rank, suit))
-        elif kind == 7:
-            cards.append(MeldCard(JOKER, draw(st.sampled_from([None, rank, rank % 13 + 1])),
-                                  draw(st.sampled_from([None, suit, *SUITS]))))
-        else:
-            cards.append(parse_meld_card(draw(st.sampled_from([r + s for r in RANKS for s in SUITS]))))
-    grown = m.RunMeld(suit, draw(st.sampled_from([start, (start - 1) % 13 + 1, start + 13])),
+    other = draw(st.sampled_from([x for x in SUITS if x != suit]))
+    n = draw(st.one_of(st.integers(rules.run_min, rules.run_min + 3), st.integers(1, 15)))
+    top = 13 if rules.ace == "around" else max(1, 15 - n)
+    start = draw(st.one_of(st.integers(1, top), st.integers(-1, 16)))
+    jokers = draw(st.integers(0, 9))  # how many of ten places hold a joker, about
+
+    def natural(rank: int, suit: str) -> MeldCard:
+        return parse_meld_card(RANKS[rank - 1] + suit)
+
+    ranks = [(v - 1) % 13 + 1 for v in range(start, start + n)]
+    cards = [MeldCard(JOKER, r, suit) if draw(st.integers(0, 9)) < jokers else natural(r, suit)
+             for r in ranks]
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):  # a card not the one at its place
+        i = draw(st.integers(0, n - 1))
+        r, nxt = ranks[i], ranks[i] % 13 + 1
+        cards[i] = draw(st.sampled_from([
+            MeldCard(JOKER), MeldCard(JOKER, r), MeldCard(JOKER, r, other),
+            MeldCard(JOKER, nxt, suit), natural(r, other), natural(nxt, suit)]))
+    grown = m.RunMeld(suit, draw(st.sampled_from([start, start, (start - 1) % 13 + 1, start + 13])),
                       tuple(cards), draw(st.integers(0, 99)))
     return rules, grown
 
@@ -233,3 +253,50 @@ def test_one_card_cases(rs: Any, table: str, card: str, end: str | None, result:
     else:
         assert ruling.valid, ruling.violations
         assert str(ruling.meld) == result
+
+
+@FAST
+@given(any_runs(), st.data())
+def test_one_card_on_any_run_is_what_the_search_answers(case: tuple[RuleSet, m.RunMeld],
+                                                         data: st.DataObject) -> None:
+    """The same on a ``RunMeld`` that no table would hold (cards out of place, a start
+    out of range): the one-card path assumes nothing of the run it is given."""
+    rules, run = case
+    p = data.draw(cards_for(run))
+    try:
+        expected = m._build_run(run, [p], rules)
+    except Exception as e:  # noqa: BLE001 - the fast path must fail the same way
+        with pytest.raises(type(e)):
+            m.build(run, [p], rules)
+        event(f"raises {type(e).__name__}")
+        return
+    fast = m.build(run, [p], rules)
+    assert answer(fast) == answer(expected)
+    event(f"valid: {fast.valid}")
+
+
+def _run(suit: str, start: int, *cards: MeldCard | str) -> m.RunMeld:
+    return m.RunMeld(suit, start, tuple(parse_meld_card(c) if isinstance(c, str) else c
+                                        for c in cards))
+
+
+@pytest.mark.parametrize(("rs", "run", "legal"), [
+    ("kaluki-hunt", _run("h", 9, "9h", "JK=Th", "Jh"), True),
+    ("kaluki-hunt", _run("h", 9, "9h", MeldCard(JOKER, 10), "Jh"), False),  # JK=T, not JK=Th
+    ("kaluki-hunt", _run("h", 9, "9h", "JK=Td", "Jh"), False),
+    ("kaluki-hunt", _run("h", 9, "9h", "JK=Jh", "Jh"), False),
+    ("kaluki-hunt", _run("h", 8, "9h", "JK=Th", "Jh"), False),  # not its start
+    ("kaluki-hunt", _run("h", 12, "Qh", "Kh", "Ah", "JK=2h"), False),  # around only
+    ({"base": "kaluki-hunt", "overrides": {"ace": "around"}},
+     _run("h", 12, "Qh", "Kh", "Ah", "JK=2h"), True),
+    ("kaluki-uk", _run("h", 1, "Ah", "2h", "3h"), False),  # ace high only
+    ("kaluki-hunt", _run("h", 9, "9h", "JK=Th", "JK=Jh", "Qh"), True),
+    ("kalooki-jamaica", _run("h", 9, "9h", "JK=Th", "JK=Jh", "Qh"), False),  # jokers apart
+    ({"base": "kaluki-hunt", "overrides": {"run_min_naturals": 3}},
+     _run("h", 9, "9h", "JK=Th", "Jh", "JK=Qh"), False),  # two naturals
+    ("kaluki-51", _run("h", 9, "9h", "Th", "Jh"), False),  # run_min 4
+])
+def test_reads_as_run_cases(rs: Any, run: m.RunMeld, legal: bool) -> None:
+    rules = resolve(rs)
+    assert m._legal_run(run, rules) is legal
+    assert m._reads_as_run(run, rules) is legal
