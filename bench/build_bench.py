@@ -269,7 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
              f"at start {load:.2f}; CPU ms = median of {args.repeats} samples (10 calls each) of "
              "the calling thread's CPU time.", "",
              "`windows filled`: how many placements (a cards below, b above) the search filled; "
-             "windows needing more jokers than the build has are skipped before filling. "
+             "windows needing more jokers than the build has are skipped before filling; "
+             "one card fills none (`melds._build_run_one` rules on it without the search). "
              "`greedy`: the pre-issue-19 one-card-at-a-time algorithm on the same cards "
              "(order-dependent, so not the same answers), the baseline.", ""]
     lines += rows

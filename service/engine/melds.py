@@ -501,13 +501,20 @@ def build(meld: Meld, added: Sequence[Placed], rules: RuleSet, opened: bool = Tr
     (docs/api.md#rulings-200-with-valid--legal).
 
     The order the cards are listed in never changes the ruling or the resulting meld
-    (issue 19): a run's placements are searched by :func:`_build_run`, a set's cards
+    (issue 19): a run's placements are searched by :func:`_build_run` (one card by
+    :func:`_build_run_one`, which answers the same without the search), a set's cards
     are taken in card order (:func:`_card_order`).
     """
     if rules.build_requires_opening and not opened:
         return BuildRuling(False, meld, (Violation("build-before-opening"),))
     if isinstance(meld, RunMeld):
+        if len(added) == 1:
+            return _build_run_one(meld, added[0], rules)
         return _build_run(meld, added, rules)
+    return _build_set(meld, added, rules)
+
+
+def _build_set(meld: SetMeld, added: Sequence[Placed], rules: RuleSet) -> BuildRuling:
     pending = sorted(added, key=_card_order)
     current: SetMeld = meld
     for p in pending:
@@ -703,6 +710,102 @@ def _legal_run(run: RunMeld, rules: RuleSet) -> bool:
     readings = read_runs(run.cards, rules)
     return isinstance(readings, list) and any(
         r.start == run.start and r.cards == run.cards for r in readings)
+
+
+# -- one card on a run: the search's answer, directly -------------------------------------
+#
+# One card can only make the windows (0, 1) (it goes high) and (1, 0) (it goes low); with
+# no room, (0, 0), which never lays it. :func:`_build_run_one` fills those two windows the
+# way :func:`_window` fills them for a one-card pool, keeps the ones :func:`_reachable`
+# allows, sorts them by the same key and returns the first that :func:`_reads_as_run`
+# (:func:`_legal_run` without reading the cards as a new meld) finds legal. A refusal is
+# :func:`_why_not_fit` of the table run and the card, as :func:`_build_run`'s is: the
+# (0, 0) window it may name instead has the table run's cards, and only their number and
+# the run's kind count there. tests/engine/test_build_fast.py checks it against the search.
+
+def _build_run_one(meld: RunMeld, p: Placed, rules: RuleSet) -> BuildRuling:
+    """:func:`_build_run` of the one card ``p``, without the window search."""
+    cards = meld.cards
+    if len(cards) >= rules.effective_run_max:  # no room: only the (0, 0) window
+        return BuildRuling(False, meld, (_why_not_fit(meld, p, rules),))
+    t, suit, mode = p.token, meld.suit, rules.ace
+    # the card as :func:`_pool` keys it: a card of another suit is not in the pool at all
+    if t.is_joker:
+        if t.as_rank is not None and (t.as_suit or suit) != suit:
+            return BuildRuling(False, meld, (_why_not_fit(meld, p, rules),))
+        want = t.as_rank  # None: a joker that fits any place
+    else:
+        if t.card.suit != suit:
+            return BuildRuling(False, meld, (_why_not_fit(meld, p, rules),))
+        want = t.card.rank
+    lo, hi = meld.start, meld.end
+    found: list[RunMeld] = []
+    # window (0, 1): the place above the run, for a card not written low
+    if p.end != "low" and _place_ok(lo, mode) and _place_ok(hi + 1, mode):
+        rank = rank_of_value(hi + 1)
+        if want is None or want == rank:
+            tokens = (*cards, MeldCard(JOKER, rank, suit) if t.is_joker else t)
+            start = rank_of_value(lo) if mode == AceMode.AROUND else lo
+            found.append(RunMeld(suit, start, tokens, run_points(start, tokens, rules),
+                                 locked=meld.locked))
+    # window (1, 0): the place below, for a card not written high, and reachable: written
+    # low, or it does not fit high (:func:`_reachable` with no cards above)
+    if p.end != "high" and _place_ok(lo - 1, mode) and _place_ok(hi, mode):
+        rank = rank_of_value(lo - 1)
+        if (want is None or want == rank) and (p.end == "low" or not (
+                _fits_high(t, hi + 1, mode)
+                and not (not rules.run_jokers_adjacent and t.is_joker and cards[-1].is_joker))):
+            tokens = (MeldCard(JOKER, rank, suit) if t.is_joker else t, *cards)
+            start = lo - 1
+            if mode == AceMode.AROUND:
+                start = rank_of_value(start)
+            found.append(RunMeld(suit, start, tokens, run_points(start, tokens, rules),
+                                 locked=meld.locked))
+    if len(found) > 1:
+        found.sort(key=lambda w: (-w.points, -w.end))
+    for grown in found:
+        if _reads_as_run(grown, rules):
+            return BuildRuling(True, grown)
+    return BuildRuling(False, meld, (_why_not_fit(meld, p, rules),))
+
+
+def _reads_as_run(run: RunMeld, rules: RuleSet) -> bool:
+    """:func:`_legal_run`, checked place by place instead of reading the cards as a meld.
+
+    :func:`read_runs` reads ``run.cards`` as this run exactly when: their number is within
+    ``run_min``..``effective_run_max`` (at most 13); they hold enough naturals; ``start``
+    is a start :func:`_starts` allows with the ends :func:`_ends_ok` allows; every card is
+    the one at its place, a natural of the suit :func:`_run_suit` reads (so of one suit,
+    and with no rank twice: 13 places have 13 ranks), a joker exactly as
+    :func:`_make_run` writes it (``JK=`` its place's card, which :func:`_fits` accepts);
+    and with ``run_jokers_adjacent`` false no two jokers side by side. The start the first
+    natural gives is then ``start``; the reading backwards cannot equal the cards (it
+    would need the same card at mirrored places, two places 1..12 apart with one rank).
+    """
+    cards = run.cards
+    n = len(cards)
+    if n < rules.run_min or n > rules.effective_run_max or n > 13:
+        return False
+    s, mode = run.start, rules.ace
+    if s not in _starts(n, mode) or not _ends_ok(s, n, mode):
+        return False
+    suit = _run_suit(cards)
+    apart = not rules.run_jokers_adjacent
+    naturals = 0
+    joker_before = False
+    for i, c in enumerate(cards):
+        rank = _RANK_AT[s + i]
+        if c.is_joker:
+            if (c.as_rank != rank or c.as_suit != suit or c.card != JOKER
+                    or (apart and joker_before)):
+                return False
+            joker_before = True
+        else:
+            if c.card.rank != rank or c.card.suit != suit:
+                return False
+            naturals += 1
+            joker_before = False
+    return naturals >= max(1, rules.run_min_naturals)
 
 
 def _set_with(meld: SetMeld, card: MeldCard, rules: RuleSet) -> SetMeld:
