@@ -9,8 +9,7 @@ from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..engine import rulings
-from ..engine.melds import MeldKind
-from ..engine.record import RUN_ENDS
+from ..engine.melds import RUN_ENDS, MeldKind
 from ..engine.rulings import MAX_CARDS
 from ..web.jsonio import json_response
 from ..web.parsing import Blueprint, Bool, FastField, Int

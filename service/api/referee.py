@@ -17,9 +17,9 @@ from marshmallow import Schema, fields, validate
 from ..engine import rulings
 from ..engine.cards import CardError
 from ..engine.errors import EngineError
-from ..engine.melds import MeldKind
+from ..engine.melds import RUN_ENDS, MeldKind
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
-from ..engine.record import RUN_ENDS, DrawSource
+from ..engine.record import DrawSource
 from ..engine.rules import RuleSetError
 from ..engine.rulings import MAX_TABLE
 from ..i18n import N_

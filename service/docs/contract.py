@@ -21,9 +21,9 @@ from typing import Any
 
 from ..api.matches.routes import EVENTS_EXAMPLE
 from ..api.problems import PROBLEM_MEDIA_TYPE, TITLES
-from ..engine.melds import MeldKind
+from ..engine.melds import RUN_ENDS, MeldKind
 from ..engine.notation import MEDIA_TYPE
-from ..engine.record import RUN_ENDS, DrawSource
+from ..engine.record import DrawSource
 from ..engine.rules import PARAMS
 from .examples import EXAMPLES, PROBLEM_PATH
 

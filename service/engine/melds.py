@@ -479,13 +479,29 @@ def _card(rank: int, suit: str) -> Card:
     return card_at(SUITS.index(suit) * 13 + rank - 1)
 
 
+class RunEnd(StrEnum):
+    """Which end of a run a built card (or a shifted joker) goes to
+    (docs/api.md#rulings-200-with-valid--legal)."""
+
+    LOW = "low"
+    HIGH = "high"
+
+
+RUN_ENDS = tuple(RunEnd)
+
+
 @dataclass(frozen=True, slots=True)
 class Placed:
     """A card to build onto a run, optionally at a named end
-    (docs/api.md#rulings-200-with-valid--legal: ``{"card", "end"}``)."""
+    (docs/api.md#rulings-200-with-valid--legal: ``{"card", "end"}``); ``end`` None: high
+    when the card fits both ends."""
 
     token: MeldCard
-    end: str | None = None  # "low" | "high" | None (high when both fit)
+    end: RunEnd | None = None
+
+    def __post_init__(self) -> None:
+        if self.end is not None and type(self.end) is not RunEnd:
+            object.__setattr__(self, "end", RunEnd(self.end))  # "low" -> RunEnd.LOW
 
 
 @dataclass(frozen=True, slots=True)
@@ -572,17 +588,17 @@ def _build_run(meld: RunMeld, added: Sequence[Placed], rules: RuleSet) -> BuildR
     # the jokers the first k places below (above) the run need, for every k: a window
     # needing more jokers than the build has is not tried
     jokers = sum(len(v) for k, v in pool.items() if k[0] == "j")
-    need = {side: [0] for side in ("low", "high")}
+    need: dict[RunEnd, list[int]] = {side: [0] for side in RUN_ENDS}
     lo, hi = meld.start, meld.end
     for k in range(1, most + 1):
-        for side, v in (("low", lo - k), ("high", hi + k)):
+        for side, v in ((RunEnd.LOW, lo - k), (RunEnd.HIGH, hi + k)):
             rank = rank_of_value(v)
             named = (("n", rank, None) in pool or ("n", rank, side) in pool
                      or ("d", rank, None) in pool or ("d", rank, side) in pool)
             need[side].append(need[side][-1] + (not named))
     for total in range(most, -1, -1):
         found = [w for b in range(total, -1, -1)
-                 if need["low"][total - b] + need["high"][b] <= jokers
+                 if need[RunEnd.LOW][total - b] + need[RunEnd.HIGH][b] <= jokers
                  and (w := _window(meld, added, pool, total - b, b, rules)) is not None]
         # the most points, then the cards placed highest (docs/api.md#rulings-200-with-valid--legal;
         # issue 19)
@@ -642,8 +658,8 @@ def _window(meld: RunMeld, added: Sequence[Placed], pool: _Pool, a: int, b: int,
     low: list[tuple[Placed, int]] = []  # (card, value), from the table run outwards
     high: list[tuple[Placed, int]] = []
     used: set[int] = set()
-    for side, values, out in (("low", range(lo - 1, lo - a - 1, -1), low),
-                              ("high", range(hi + 1, hi + b + 1), high)):
+    for side, values, out in ((RunEnd.LOW, range(lo - 1, lo - a - 1, -1), low),
+                              (RunEnd.HIGH, range(hi + 1, hi + b + 1), high)):
         for v in values:
             rank = rank_of_value(v)
             for key in (("n", rank, None), ("n", rank, side), ("d", rank, None),
@@ -685,7 +701,7 @@ def _reachable(low: Sequence[tuple[Placed, int]], hi: int, b: int, mode: AceMode
     docs/api.md#contract-rule-sets) a joker does not fit above a joker, so it goes low then."""
     j = 0
     for p, _v in low:
-        if p.end == "low":
+        if p.end is RunEnd.LOW:
             continue  # written low: it goes low whenever it fits there
         while j <= b and _fits_high(p.token, hi + j + 1, mode) and not (
                 jokers_apart and p.token.is_joker and j < len(top_joker) and top_joker[j]):
@@ -741,7 +757,7 @@ def _build_run_one(meld: RunMeld, p: Placed, rules: RuleSet) -> BuildRuling:
     lo, hi = meld.start, meld.end
     found: list[RunMeld] = []
     # window (0, 1): the place above the run, for a card not written low
-    if p.end != "low" and _place_ok(lo, mode) and _place_ok(hi + 1, mode):
+    if p.end is not RunEnd.LOW and _place_ok(lo, mode) and _place_ok(hi + 1, mode):
         rank = rank_of_value(hi + 1)
         if want is None or want == rank:
             tokens = (*cards, MeldCard(JOKER, rank, suit) if t.is_joker else t)
@@ -750,9 +766,9 @@ def _build_run_one(meld: RunMeld, p: Placed, rules: RuleSet) -> BuildRuling:
                                  locked=meld.locked))
     # window (1, 0): the place below, for a card not written high, and reachable: written
     # low, or it does not fit high (:func:`_reachable` with no cards above)
-    if p.end != "high" and _place_ok(lo - 1, mode) and _place_ok(hi, mode):
+    if p.end is not RunEnd.HIGH and _place_ok(lo - 1, mode) and _place_ok(hi, mode):
         rank = rank_of_value(lo - 1)
-        if (want is None or want == rank) and (p.end == "low" or not (
+        if (want is None or want == rank) and (p.end is RunEnd.LOW or not (
                 _fits_high(t, hi + 1, mode)
                 and not (not rules.run_jokers_adjacent and t.is_joker and cards[-1].is_joker))):
             tokens = (MeldCard(JOKER, rank, suit) if t.is_joker else t, *cards)

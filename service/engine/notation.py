@@ -30,7 +30,8 @@ import json
 import re
 from typing import Any
 
-from .record import RUN_ENDS, HandRecord, RecordError, parse_record, record_to_data
+from .melds import RUN_ENDS
+from .record import HandRecord, RecordError, parse_record, record_to_data
 
 MEDIA_TYPE = "text/vnd.kaluki.hand"
 MAX_RULESET_CHARS = 4096

@@ -403,7 +403,7 @@ def build_options(game: Game, work: Work | None = None) -> list[Option]:
                 tries: list[tuple[m.Placed, ...]] = [(m.Placed(token),)]
             else:  # a joker, or the card beyond both ends: its end, when it fits both
                 work.spend(2 * BUILD_COST)
-                ends = [e for e in ("low", "high")
+                ends = [e for e in m.RUN_ENDS
                         if game.verify_build(idx, (m.Placed(token, e),)) is None]
                 tries = ([(m.Placed(token, e),) for e in ends] if len(ends) == 2
                          else [(m.Placed(token),)] if ends else [])
@@ -528,7 +528,7 @@ def shift_options(game: Game, work: Work | None = None) -> list[Option]:
             card = Card.parse(stands)
             if hand[card] <= 0:
                 continue
-            for end in ("low", "high"):
+            for end in m.RUN_ENDS:
                 work.spend(BUILD_COST)
                 if game.verify_shift(idx, card, end) is not None:
                     continue

@@ -30,6 +30,7 @@ from typing import Any
 from . import melds as m
 from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
 from .errors import EngineError
+from .melds import RUN_ENDS
 from .players import PlayerIdError, player_id, player_ids
 from .rules import RuleSet, resolve
 from .scoring import check_seats
@@ -55,16 +56,7 @@ class DrawSource(StrEnum):
     DISCARD = "discard"
 
 
-class RunEnd(StrEnum):
-    """Which end of a run a built card (or a shifted joker) goes to
-    (docs/api.md#rulings-200-with-valid--legal)."""
-
-    LOW = "low"
-    HIGH = "high"
-
-
 STOCK, DISCARD = DrawSource.STOCK, DrawSource.DISCARD
-RUN_ENDS = tuple(RunEnd)
 
 
 @dataclass(frozen=True, slots=True)

@@ -485,7 +485,7 @@ class Bot:
                 c = Card.parse(stands)
                 if c not in hand:
                     continue
-                end = rng.choice([None, "low", "high"])
+                end = rng.choice([None, *m.RUN_ENDS])
                 if not game.can_shift(idx, c, end):
                     end = None
                     if not game.can_shift(idx, c, end):

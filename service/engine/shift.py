@@ -29,7 +29,7 @@ from .violations import Violation
 
 __all__ = ["not_shiftable", "shift"]
 
-HIGH, LOW = "high", "low"
+HIGH, LOW = m.RunEnd.HIGH, m.RunEnd.LOW
 
 
 def not_shiftable(reason: str) -> Violation:
