@@ -7,7 +7,8 @@ linear in its places (``melds._window``). This measures the worst cases that can
 built against two baselines timed in the same run:
 
 * the one-card-at-a-time greedy that builds used before issue 19 (order-dependent,
-  copied here as :func:`greedy_build`), on the same inputs;
+  :func:`greedy_build`, laying each card by ``tests.engine.oracle.one_at_a_time``), on
+  the same inputs;
 * the hand solver on its hard hands (``bench/solver_bench.py``), whose target is 5 ms a
   call: the budget a build must stay within.
 
@@ -33,9 +34,10 @@ from typing import Any
 
 from bench.solver_bench import HARD_HANDS, TARGET_HARD_MS, _cards
 from service.engine import melds as m
-from service.engine.cards import JOKER, RANKS, SUITS, MeldCard, parse_meld_card
+from service.engine.cards import RANKS, SUITS, parse_meld_card
 from service.engine.rules import CATALOG, RuleSet, resolve
 from service.engine.solver import analyze
+from tests.engine.oracle import one_at_a_time
 
 STRESS = {
     "hunt, 4 decks + 8 jokers": {"base": "kaluki-hunt", "overrides": {"decks": 4, "jokers": 8}},
@@ -53,7 +55,7 @@ def greedy_build(meld: m.Meld, added: Sequence[m.Placed], rules: RuleSet) -> boo
     current = meld
     while pending:
         for p in pending:
-            grown = _greedy_grow(current, p, rules)
+            grown = one_at_a_time(current, p, rules)
             if grown is not None:
                 current = grown
                 pending.remove(p)
@@ -61,32 +63,6 @@ def greedy_build(meld: m.Meld, added: Sequence[m.Placed], rules: RuleSet) -> boo
         else:
             return False
     return True
-
-
-def _greedy_grow(meld: m.Meld, p: m.Placed, rules: RuleSet) -> m.Meld | None:
-    t = p.token
-    assert isinstance(meld, m.RunMeld)
-    if len(meld.cards) >= rules.effective_run_max:
-        return None
-    for end in ([p.end] if p.end else ["high", "low"]):
-        v = meld.end + 1 if end == "high" else meld.start - 1
-        if rules.ace == "around":
-            v = 13 if v < 1 else v
-        elif not (1 <= v <= 14) or (v == 1 and rules.ace == "high") or (v == 14 and rules.ace == "low"):
-            continue
-        rank = m.rank_of_value(v)
-        if t.is_joker:
-            if t.as_rank is not None and (t.as_rank != rank or (t.as_suit or meld.suit) != meld.suit):
-                continue
-            card = MeldCard(JOKER, rank, meld.suit)
-        elif t.card.rank != rank or t.card.suit != meld.suit:
-            continue
-        else:
-            card = t
-        cards = (*meld.cards, card) if end == "high" else (card, *meld.cards)
-        start = meld.start if end == "high" else v
-        return m.RunMeld(meld.suit, start, cards, m.run_points(start, cards, rules))
-    return None
 
 
 # -- timing ------------------------------------------------------------------------------------

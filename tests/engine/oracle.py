@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 
-from service.engine.cards import Card, card_at
+from service.engine import melds as m
+from service.engine.cards import Card, MeldCard, card_at
 from service.engine.melds import validate
 from service.engine.rules import RuleSet
 from service.engine.scoring import card_value
@@ -138,3 +139,36 @@ def judge(hand: Sequence[Card], rules: RuleSet, opened: bool, exhaustive: bool =
         deadwood_value=best[0], melded_count=-best[1], points=-best[2],
         opening_points=max(most, 0), can_open=most >= threshold,
         can_go_out=go_out if opened else special, can_special=special and not opened)
+
+
+# -- builds: one card at a time ------------------------------------------------------------
+
+def one_at_a_time(meld: m.Meld, p: m.Placed, rules: RuleSet) -> m.Meld | None:
+    """One card laid on a run at one end, the way a player lays it: at the end it is
+    written for, else high when it fits there, else low (the engine's one-card step
+    before issue 19). The reference of tests/engine/test_build_search.py, and the step of
+    bench/build_bench.py's pre-issue-19 baseline."""
+    assert isinstance(meld, m.RunMeld)
+    if len(meld.cards) >= rules.effective_run_max:
+        return None
+    t = p.token
+    for end in ([p.end] if p.end else ["high", "low"]):
+        v = meld.end + 1 if end == "high" else meld.start - 1
+        if rules.ace == "around":
+            v = 13 if v < 1 else v
+        elif not (1 <= v <= 14) or (v == 1 and rules.ace == "high") or (v == 14 and rules.ace == "low"):
+            continue
+        rank = m.rank_of_value(v)
+        if t.is_joker:
+            if t.as_rank is not None and (t.as_rank != rank or (t.as_suit or meld.suit) != meld.suit):
+                continue
+            card = MeldCard(t.card, rank, meld.suit)
+        elif t.card.rank != rank or t.card.suit != meld.suit:
+            continue
+        else:
+            card = t
+        cards = (*meld.cards, card) if end == "high" else (card, *meld.cards)
+        start = meld.start if end == "high" else v
+        return m.RunMeld(meld.suit, start, cards, m.run_points(start, cards, rules),
+                         locked=meld.locked)
+    return None

@@ -24,39 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine import melds as m
-from service.engine.cards import RANKS, SUITS, MeldCard, parse_meld_card
+from service.engine.cards import RANKS, SUITS, parse_meld_card
 from service.engine.rules import CATALOG, RuleSet, resolve
+from tests.engine.oracle import one_at_a_time
 
 CATALOG_SETS = ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40"]
-
-
-def _one_at_a_time(meld: m.Meld, p: m.Placed, rules: RuleSet) -> m.Meld | None:
-    """One card laid on a run at one end, the way a player lays it (the reference: the
-    engine's one-card step before issue 19)."""
-    assert isinstance(meld, m.RunMeld)
-    if len(meld.cards) >= rules.effective_run_max:
-        return None
-    t = p.token
-    for end in ([p.end] if p.end else ["high", "low"]):
-        v = meld.end + 1 if end == "high" else meld.start - 1
-        if rules.ace == "around":
-            v = 13 if v < 1 else v
-        elif not (1 <= v <= 14) or (v == 1 and rules.ace == "high") or (v == 14 and rules.ace == "low"):
-            continue
-        rank = m.rank_of_value(v)
-        if t.is_joker:
-            if t.as_rank is not None and (t.as_rank != rank or (t.as_suit or meld.suit) != meld.suit):
-                continue
-            card = MeldCard(t.card, rank, meld.suit)
-        elif t.card.rank != rank or t.card.suit != meld.suit:
-            continue
-        else:
-            card = t
-        cards = (*meld.cards, card) if end == "high" else (card, *meld.cards)
-        start = meld.start if end == "high" else v
-        return m.RunMeld(meld.suit, start, cards, m.run_points(start, cards, rules),
-                         locked=meld.locked)
-    return None
 
 
 def reference(meld: m.Meld, added: Sequence[m.Placed], rules: RuleSet) -> m.Meld | None:
@@ -67,7 +39,7 @@ def reference(meld: m.Meld, added: Sequence[m.Placed], rules: RuleSet) -> m.Meld
         cur: m.Meld | None = meld
         for p in order:
             assert cur is not None
-            cur = _one_at_a_time(cur, p, rules)
+            cur = one_at_a_time(cur, p, rules)
             if cur is None:
                 break
         if cur is not None:
