@@ -1,5 +1,6 @@
-"""POST /v1/hands/adjudicate and POST /v1/turns/check (docs/api.md#the-hand-record,
-docs/api.md#checking-one-turn): the hand referee.
+"""POST /v1/hands/adjudicate, POST /v1/turns/check and POST /v1/turns/options: the hand
+referee (docs/api.md#the-hand-record, docs/api.md#checking-one-turn,
+docs/api.md#legal-next-plays).
 
 Thin: reading bodies and rendering rulings. Every rule lives in
 :mod:`service.engine.referee`.
