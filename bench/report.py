@@ -152,7 +152,9 @@ def render(mach: dict, http: tuple[Result, list[Result]] | None, notes: list[str
         if not micro:
             out += ["No `bench/*_bench.py` module yet.", ""]
         for title, text in micro:
-            out += [f"### {title}", "", text.strip(), ""]
+            # a benchmark's own headings sit under its ### title (a "## " would end the section)
+            text = re.sub(r"^#{1,3} ", "#### ", text.strip(), flags=re.M)
+            out += [f"### {title}", "", text, ""]
     else:
         out += _keep(previous, "## Engine micro-benchmarks")
     out += _keep(previous, "## Hostile requests", note=False)  # written by bench/hostile.py

@@ -117,3 +117,15 @@ def test_sections_written_by_hand_or_other_tools_are_carried_over() -> None:
     assert text.endswith("## Builds (issue 19)\n\nbuild table\n\n"
                          "## Scorekeeping (issue 24)\n\nfan-out\n")
     assert text.count("## Machine") == 1 and "old machine" not in text
+
+
+def test_a_micro_benchmarks_own_headings_stay_inside_its_section() -> None:
+    """A micro-benchmark that prints "## ..." gets it as "#### ...": inside the micro
+    section, so a later render keeps the section whole instead of cutting it there."""
+    text = report.render({"cpu": "test"}, None, [], None, None,
+                         [("options_bench (ok, 1 s)", "## Legal next plays (issue 23)\n\nnew")],
+                         "")
+    assert "### options_bench (ok, 1 s)\n\n#### Legal next plays (issue 23)\n\nnew" in text
+    kept = report.render({"cpu": "test"}, None, [], None, None, None, text)
+    assert "#### Legal next plays (issue 23)\n\nnew" in kept
+    assert kept.count("## Engine micro-benchmarks") == 1
