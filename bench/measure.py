@@ -277,7 +277,8 @@ def endpoints_section(args: argparse.Namespace, notes: list[str]) -> tuple[Resul
                 notes.append(f"`{path}`: not in this app's /openapi.json yet, skipped.")
                 continue
             targets.append(Target(name, path, BODIES / body))
-        ledger = ledger_target(srv.url, paths, notes)
+        ledger = (ledger_target(srv.url, paths, notes)
+                  if not args.only or "ledger append" in args.only else None)
         if ledger:
             targets.append(ledger)
         chosen = [t for t in targets if not args.only or t.name in args.only]
