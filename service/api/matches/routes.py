@@ -152,12 +152,28 @@ def _appended(a: Appended) -> Response:
     return resp
 
 
+# -- the documented headers ----------------------------------------------------------------
+
+_TEXT = {"type": "string"}
+IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": True, "schema": _TEXT}
+IDEMPOTENCY_KEY_OPTIONAL = {**IDEMPOTENCY_KEY, "required": False}
+IF_MATCH = {"in": "header", "name": "If-Match", "required": False, "schema": _TEXT}
+AUTHORIZATION = {"in": "header", "name": "Authorization", "required": True,
+                 "schema": {"type": "string", "example": "Bearer <token>"}}
+CREATED_HEADERS = {"Location": {"schema": _TEXT}, "ETag": {"schema": _TEXT}}
+"""A 201's headers: where the new resource is, and the match's new ETag."""
+
+
+def header_params(*params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request headers an operation documents (copies: apispec may annotate them)."""
+    return [dict(p) for p in params]
+
+
 # -- resources ------------------------------------------------------------------------------
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
-@blp.response(201, CreatedSchema, headers={"Location": {"schema": {"type": "string"}},
-                                           "ETag": {"schema": {"type": "string"}}})
+@blp.response(201, CreatedSchema, headers=CREATED_HEADERS)
 def create(args: dict[str, Any]) -> Response:
     """Start a match: its id, its write token (shown only once) and the match."""
     overrides = {k: v for k, v in args.items()
@@ -185,8 +201,7 @@ def get(match_id: str) -> Response:
 
 @blp.route("/<match_id>", methods=["DELETE"])
 @blp.response(204)
-@blp.doc(parameters=[
-    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}}])
+@blp.doc(parameters=header_params(IF_MATCH))
 def delete(match_id: str) -> Response:
     """Delete the match (needs its token)."""
     _check_id(match_id)
@@ -196,13 +211,8 @@ def delete(match_id: str) -> Response:
 
 @blp.route("/<match_id>/hands", methods=["POST"])
 @blp.arguments(AppendHandSchema())
-@blp.response(201, AppendedSchema, headers={"Location": {"schema": {"type": "string"}},
-                                            "ETag": {"schema": {"type": "string"}}})
-@blp.doc(parameters=[
-    {"in": "header", "name": "Idempotency-Key", "required": True, "schema": {"type": "string"}},
-    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
-    {"in": "header", "name": "Authorization", "required": True,
-     "schema": {"type": "string", "example": "Bearer <token>"}}])
+@blp.response(201, AppendedSchema, headers=CREATED_HEADERS)
+@blp.doc(parameters=header_params(IDEMPOTENCY_KEY, IF_MATCH, AUTHORIZATION))
 def append_hand(args: dict[str, Any], match_id: str) -> Response:
     """Append a scored hand (a score body or a hand record) and answer the new standings."""
     _check_id(match_id)
@@ -218,9 +228,7 @@ def append_hand(args: dict[str, Any], match_id: str) -> Response:
 @blp.route("/<match_id>/buy-ins", methods=["POST"])
 @blp.arguments(BuyInSchema())
 @blp.response(201, AppendedSchema)
-@blp.doc(parameters=[
-    {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"}},
-    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}}])
+@blp.doc(parameters=header_params(IDEMPOTENCY_KEY_OPTIONAL, IF_MATCH))
 def buy_in(args: dict[str, Any], match_id: str) -> Response:
     """An eliminated player buys back in (rule sets with buy_ins; Idempotency-Key optional)."""
     _check_id(match_id)
@@ -267,13 +275,8 @@ def get_entry(match_id: str, seq: int) -> Response:
 
 @blp.route("/<match_id>/hands/<int:seq>/corrections", methods=["POST"])
 @blp.arguments(CorrectionSchema())
-@blp.response(201, AppendedSchema, headers={"Location": {"schema": {"type": "string"}},
-                                            "ETag": {"schema": {"type": "string"}}})
-@blp.doc(parameters=[
-    {"in": "header", "name": "Idempotency-Key", "required": True, "schema": {"type": "string"}},
-    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"}},
-    {"in": "header", "name": "Authorization", "required": True,
-     "schema": {"type": "string", "example": "Bearer <token>"}}])
+@blp.response(201, AppendedSchema, headers=CREATED_HEADERS)
+@blp.doc(parameters=header_params(IDEMPOTENCY_KEY, IF_MATCH, AUTHORIZATION))
 def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
     """Correct hand ``seq`` (SPEC §7.1): the hand as it should have been (``score`` or
     ``record``) or ``void``, with a ``reason``. One more entry in the chain; the
@@ -384,8 +387,7 @@ def events(match_id: str) -> Response:
 
 @blp.route("/<match_id>/export", methods=["GET"])
 @blp.response(200, ExportSchema)
-@blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
-                      "schema": {"type": "string", "example": "Bearer <token>"}}])
+@blp.doc(parameters=header_params(AUTHORIZATION))
 def export(match_id: str) -> Response:
     """The whole ledger, signed by the service (needs the token): keep it, and
     ``POST /v1/matches/import`` restores the match with its answered Idempotency-Keys."""
@@ -417,8 +419,7 @@ def _check_entries(entries: list[Any]) -> None:
 @blp.route("/import", methods=["POST"])
 @blp.arguments(ImportSchema())
 @blp.response(201, MatchSchema, headers={"Location": {"schema": {"type": "string"}}})
-@blp.doc(parameters=[{"in": "header", "name": "Authorization", "required": True,
-                      "schema": {"type": "string", "example": "Bearer <token>"}}])
+@blp.doc(parameters=header_params(AUTHORIZATION))
 def import_match(args: dict[str, Any]) -> Response:
     """Restore a match from its export: check its signature, verify the chain, re-score
     every hand, store it with its answered Idempotency-Keys.
