@@ -38,6 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench.report import write_section
+
 BENCH = Path(__file__).resolve().parent
 RESULTS_MD = BENCH / "RESULTS.md"
 RESULTS_JSON = BENCH / "results" / "hostile.json"
@@ -503,16 +505,6 @@ def render(result: dict[str, Any], before: dict[str, float] | None = None,
     return "\n".join(out).rstrip() + "\n"
 
 
-def write_section(text: str, path: Path = RESULTS_MD) -> None:
-    previous = path.read_text() if path.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(previous):
-        new = pattern.sub(lambda _: text + "\n", previous)
-    else:
-        new = previous.rstrip() + "\n\n" + text
-    path.write_text(new.rstrip() + "\n")
-
-
 def only(names: list[str], seconds: float, seed: int) -> None:
     """Climb a few endpoints only and print the worst bodies in full (for digging)."""
     a = Attacker(seed)
@@ -551,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         RESULTS_JSON.parent.mkdir(exist_ok=True)
         RESULTS_JSON.write_text(json.dumps(result, indent=1) + "\n")
-        write_section(text)
+        write_section(text, HEADING, RESULTS_MD)
     return 0
 
 

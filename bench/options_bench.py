@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import statistics
 import sys
 import time
@@ -26,6 +25,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from bench.report import write_section
 
 BENCH = Path(__file__).resolve().parent
 RESULTS_MD = BENCH / "RESULTS.md"
@@ -155,16 +156,6 @@ def render(e: dict[str, Any], c: dict[str, Any], date: str, notes: list[str] | N
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str, path: Path = RESULTS_MD) -> None:
-    previous = path.read_text() if path.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(previous):
-        new = pattern.sub(lambda _: text + "\n", previous)
-    else:
-        new = previous.rstrip() + "\n\n" + text
-    path.write_text(new.rstrip() + "\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=500)
@@ -179,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(e, c, datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), args.note)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, HEADING, RESULTS_MD)
     return 0
 
 

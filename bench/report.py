@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from .loadgen import Result
 from .stats import P99_OVER_P50, RATIO_TARGETS, STATEFUL
@@ -180,3 +181,15 @@ def _keep(previous: str, heading: str, note: bool = True) -> list[str]:
         body = note_text + "\n\n" + body
     return [heading, "", body, ""]
 
+
+def write_section(text: str, heading: str, path: Path) -> None:
+    """Put ``text`` (which starts with ``heading``) in place of the section of that heading
+    in the results file, or at its end: how a benchmark run on its own writes its part of
+    bench/RESULTS.md, which :func:`render` then carries over."""
+    previous = path.read_text() if path.exists() else "# Benchmark results\n"
+    pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(previous):
+        new = pattern.sub(lambda _: text + "\n", previous)
+    else:
+        new = previous.rstrip() + "\n\n" + text
+    path.write_text(new.rstrip() + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import hostile
-from bench.report import _keep
+from bench.report import _keep, write_section
 
 RESULT = {"date": "2026-12-01 09:00 UTC", "python": "3.11", "seconds_per_endpoint": 1.0,
           "errors": [], "rows": [
@@ -26,8 +26,8 @@ def test_the_worst_body_per_endpoint_is_reported_against_the_target() -> None:
 def test_the_section_is_replaced_and_kept(tmp_path: Path) -> None:
     md = tmp_path / "RESULTS.md"
     md.write_text("# Benchmark results\n\n## Machine\n\nx\n")
-    hostile.write_section(hostile.render(RESULT), md)
-    hostile.write_section(hostile.render(RESULT), md)  # replaced, not appended twice
+    write_section(hostile.render(RESULT), hostile.HEADING, md)
+    write_section(hostile.render(RESULT), hostile.HEADING, md)  # replaced, not appended twice
     text = md.read_text()
     assert text.count(hostile.HEADING) == 1 and text.startswith("# Benchmark results")
     kept = "\n".join(_keep(text, hostile.HEADING, note=False))
