@@ -391,9 +391,9 @@ class CardValueTable(Kind):
     names (``ace_red`` null takes ``ace_red`` away)."""
 
     def read(self, name: str, value: object, current: object) -> object:
-        assert isinstance(current, CardValues)
         if not isinstance(value, Mapping):
             raise InvalidParameter(name, "must be an object {ace, face, joker}")
+        assert isinstance(current, CardValues)
         unknown = set(value) - {"ace", "face", "joker", "ace_red"}
         if unknown:
             raise InvalidParameter(name, f"unknown key {sorted(unknown)[0]!r}")
@@ -776,7 +776,7 @@ class RuleSet:
             if p.name in MATCH_END_PARAMS:
                 continue  # checked by MatchEnd itself
             v = getattr(self, p.name)
-            if isinstance(v, list):  # a list given in Python: held as a tuple (hashable)
+            if isinstance(v, list) and p.kind.listed:  # given in Python: held as a tuple
                 v = p.kind.read(p.name, v, None)
             p.check(v)
             held = p.kind.held(v)  # "around" -> AceMode.AROUND

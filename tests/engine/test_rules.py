@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import StrEnum
 
 import jsonschema
@@ -23,6 +24,7 @@ from service.engine.rules import (
     Param,
     ReleasedJokerMode,
     RoundRequired,
+    RuleSet,
     resolve,
 )
 
@@ -317,3 +319,12 @@ def test_kinds_describe_their_values() -> None:
     assert described["card_values"].endswith("; each an integer from 0 to 100")
     assert PARAMS_BY_NAME["deck_by_players"].kind.json_schema()["anyOf"][0]["items"][
         "properties"]["decks"] == {"type": "integer", "minimum": 1, "maximum": 4}
+
+
+def test_a_rule_set_built_in_python_refuses_a_wrong_type_with_the_parameters_error() -> None:
+    """A list where an object belongs is InvalidParameter naming it, not a crash; a list
+    where a list belongs is held as a tuple."""
+    with pytest.raises(InvalidParameter, match="card_values: must be"):
+        RuleSet(name="x", source="test", card_values=[1])  # type: ignore[arg-type]
+    rules = CATALOG["kalooki-jamaica"]
+    assert dataclasses.replace(rules, contracts=list(rules.contracts)).contracts == rules.contracts
