@@ -9,13 +9,48 @@ suite needs and a skip there would hide a test that never ran.
 
 from __future__ import annotations
 
+import itertools
 import os
+import random
 import shutil
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
+
+# Ports for the servers tests start (gunicorn, nginx, redis-server, cluster buses): below the
+# kernel's ephemeral range (32768-60999 on Linux), so no client connection's own port is ever
+# handed out, and one slice per pytest-xdist worker, so two workers never pick the same port.
+PORT_BASE, PORT_SLICE, PORT_SLICES = 20000, 1500, 8
+
+
+def _port_slice() -> range:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    index = int(worker) % PORT_SLICES if worker.isdigit() else 0
+    start = PORT_BASE + index * PORT_SLICE
+    return range(start, start + PORT_SLICE)
+
+
+_SLICE = _port_slice()
+# from a random point in this worker's slice (a server a killed run left behind keeps its
+# port), round the slice, each port at most once per pass
+_NEXT = itertools.cycle([*_SLICE[(k := random.randrange(len(_SLICE))):], *_SLICE[:k]])
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on, not handed out before in this test process."""
+    for _ in range(len(_SLICE)):
+        port = next(_NEXT)
+        with socket.socket() as s:  # no SO_REUSEADDR: a port in TIME_WAIT is passed over too
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError(f"no free port in {_SLICE.start}-{_SLICE.stop - 1}")
+
 
 IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 

@@ -25,6 +25,7 @@ from service.ledger.chain import GENESIS
 from service.web import metrics
 from service.web.requestid import accept
 from tests.ledger.backends import ThrowawayRedis
+from tests.support import free_port
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 VALID = {"ruleset": "kaluki-51", "cards": ["9c", "Tc", "JK", "Qc"]}
@@ -267,8 +268,6 @@ def test_ledger_metrics_redis_calls_replays_cas_and_errors(tmp_path):
 
 
 def test_a_store_that_cannot_connect_counts_as_a_connect_error():
-    from tests.ledger.backends import free_port
-
     app = create_app({"LEDGER_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
                       "REDIS_RETRIES": 0})
     c = app.test_client()

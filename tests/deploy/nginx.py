@@ -20,16 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "nginx" / "nginx.conf"
 UPSTREAM_RE = re.compile(r"^(\s*server\s+)app:8000(\s)", re.M)
 LISTEN_RE = re.compile(r"^(\s*listen\s+)8080;", re.M)
-
-
-def _free_port() -> int:
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def render(upstreams: list[str], port: int) -> str:
@@ -49,7 +45,7 @@ class Nginx:
 
     def __init__(self, binary: str, upstreams: list[str]) -> None:
         self.binary = binary
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # a world-readable prefix: nginx's workers run as an unprivileged user when the
         # master is root, and must reach the temp directories under it

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ledger.servers import free_port
+from tests.support import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"

@@ -12,11 +12,9 @@ The tests delete only the keys of the matches they created (never FLUSHDB).
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import time
 import uuid
-from contextlib import closing
 from typing import Any, NamedTuple
 
 import pytest
@@ -28,7 +26,7 @@ from werkzeug.test import TestResponse
 from service.app import create_app
 from service.ledger.embedded import ensure_server, redis_executable
 from service.ledger.store import keys, tomb_key
-from tests.support import require_binary
+from tests.support import free_port, require_binary
 
 # the signing key of the tests' apps (exports signed under it; tests may sign forgeries)
 SIGNING_KEY = "test-signing-key-0123456789abcdef"
@@ -182,12 +180,6 @@ def score(winner: str, finish: str = "out", **held: list[str]) -> dict[str, Any]
     """A hand's ``score`` object: the winner, the finish, each player's cards left."""
     return {"winner": winner, "finish": finish,
             "players": [{"id": p, "cards": c} for p, c in held.items()]}
-
-
-def free_port() -> int:
-    with closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class ThrowawayRedis:

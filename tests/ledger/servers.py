@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import closing
 from pathlib import Path
 
 import requests
+
+from tests.support import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,12 +21,6 @@ def _has_setting(name: str) -> bool:
     from gunicorn.config import KNOWN_SETTINGS
 
     return any(s.name == name for s in KNOWN_SETTINGS)
-
-
-def free_port() -> int:
-    with closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Gunicorn:

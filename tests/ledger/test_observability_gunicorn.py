@@ -17,8 +17,8 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.ledger.backends import free_port
 from tests.ledger.servers import Gunicorn
+from tests.support import free_port
 
 SECRET = "tok-" + uuid.uuid4().hex
 BODY_MARK = "Qs"  # a card only the request body holds

@@ -12,7 +12,7 @@ from service import settings
 from service.app import create_app
 from service.ledger.embedded import ensure_server
 from service.web import ratelimit
-from tests.ledger.servers import free_port
+from tests.support import free_port
 
 MATCH = {"ruleset": "kaluki-hunt", "players": ["kim", "lou"]}
 KIM_WINS = {"score": {"winner": "kim", "finish": "out",

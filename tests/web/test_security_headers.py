@@ -10,7 +10,7 @@ import pytest
 
 from service.app import create_app
 from service.ledger.embedded import ensure_server
-from tests.ledger.servers import free_port
+from tests.support import free_port
 
 MATCH = {"ruleset": "kaluki-hunt", "players": ["kim", "lou"]}
 VALIDATE = {"ruleset": "kaluki-51", "cards": ["9c", "Tc", "JK", "Qc"]}

@@ -16,10 +16,10 @@ from tests.ledger.backends import (
     auth,
     create_match,
     export_match,
-    free_port,
     raw_client,
     score,
 )
+from tests.support import free_port
 
 
 def scored(winner, finish="out", **held):
