@@ -1,5 +1,6 @@
 """The status table of docs/api.md ("Errors and codes"), generated from the one table of
-codes (:data:`.problems.TITLES`, :data:`.problems.STATUS`, :data:`.problems.ALSO_STATUS`).
+codes, ``service/problem_codes.py`` (through its views in :mod:`service.api.problems`:
+titles, statuses, other statuses and headers).
 
 ``python -m service.docs.codes_doc --write`` updates docs/api.md between its markers;
 tests/api/test_problems.py fails when the document is stale.

@@ -1,2 +1,3 @@
-"""What every request passes through, whatever resource answers it (the language it is
-answered in, today; body guards, ids, limits and metrics belong here too)."""
+"""What every request passes through, whatever resource answers it: bounded body reads,
+request ids, rate limits, metrics, security headers and CORS, the language it is answered
+in, the fast parser and JSON in and out."""

@@ -24,6 +24,7 @@ from service.engine import melds as m
 from service.engine.cards import JOKER, RANKS, SUITS, MeldCard, parse_meld_card
 from service.engine.errors import EngineError
 from service.engine.rules import CATALOG, RuleSet, resolve
+from tests.engine.strategies import set_naturals
 
 EXAMPLES = int(os.environ.get("FAST_EXAMPLES", "300"))
 FAST = settings(max_examples=EXAMPLES, deadline=None,
@@ -96,12 +97,8 @@ def table_runs(draw: st.DrawFn, rules: RuleSet) -> m.RunMeld:
 def table_sets(draw: st.DrawFn, rules: RuleSet) -> m.SetMeld:
     rank = draw(st.sampled_from(RANKS))
     for _ in range(30):
-        n = draw(st.integers(rules.set_min, min(rules.effective_set_max, 6)))
-        if rules.set_distinct_suits:
-            suits = list(draw(st.permutations(SUITS)))[:n]
-        else:
-            suits = draw(st.lists(st.sampled_from(SUITS), min_size=n, max_size=n))
-        cards = [rank + s for s in suits]
+        cards = draw(set_naturals(rules, rank))
+        n = len(cards)
         for i in draw(st.sets(st.integers(1, max(n - 1, 1)), max_size=2)):
             if i < n:
                 cards[i] = draw(st.sampled_from(["JK", "JK=" + rank]))

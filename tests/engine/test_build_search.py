@@ -27,6 +27,7 @@ from service.engine import melds as m
 from service.engine.cards import RANKS, SUITS, parse_meld_card
 from service.engine.rules import CATALOG, RuleSet, resolve
 from tests.engine.oracle import one_at_a_time
+from tests.engine.strategies import set_naturals
 
 CATALOG_SETS = ["kaluki-51", "kaluki-hunt", "kaluki-uk", "kalooki-40"]
 
@@ -138,12 +139,8 @@ def test_a_run_build_is_the_same_in_every_order(case: tuple[RuleSet, m.RunMeld, 
 def set_builds(draw: st.DrawFn) -> tuple[RuleSet, m.SetMeld, list[m.Placed]]:
     rules = draw(rule_sets())
     rank = draw(st.sampled_from(RANKS))
-    n = draw(st.integers(rules.set_min, min(rules.effective_set_max, 6)))
-    if rules.set_distinct_suits:
-        suits = list(draw(st.permutations(SUITS)))[:n]
-    else:
-        suits = draw(st.lists(st.sampled_from(SUITS), min_size=n, max_size=n))
-    cards = [rank + s for s in suits]
+    cards = draw(set_naturals(rules, rank))
+    n = len(cards)
     if n > 1 and draw(st.booleans()):
         cards[draw(st.integers(1, n - 1))] = "JK"
     ruling = m.validate(cards, rules, "set")
