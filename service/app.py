@@ -24,11 +24,10 @@ from .api import (
     violations,
 )
 from .api.common import ProblemSchema
-from .api.problems import PROBLEM_MEDIA_TYPE, Problem, install
+from .api.problems import PROBLEM_MEDIA_TYPE, install
 from .docs import contract, docs, pages
 from .docs.console import bp as console_bp
-from .i18n import N_
-from .web import metrics, ratelimit, requestid, security
+from .web import mediatype, metrics, ratelimit, requestid, security
 from .web.bodies import BodyGuard
 from .web.jsonio import OrjsonProvider
 from .web.parsing import install_fast_views
@@ -37,8 +36,6 @@ API_TITLE = "Kaluki scoring and adjudication API"
 API_VERSION = "1.0.0"
 BLUEPRINTS = (health.blp, rulesets.blp, violations.blp, melds.blp, jokers.blp, hands.blp,
               referee.blp, matches.blp)
-
-_JSON_TYPES = ("application/json", "application/problem+json")
 
 
 class KalukiApi(Api):  # type: ignore[misc]  # flask-smorest ships no types
@@ -95,7 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.strict_slashes = False
     logs.configure(found)  # JSON lines (LOG_FORMAT=text for people); gunicorn sets up its own
 
-    _require_json(app)
+    mediatype.install(app)  # a body is JSON (or a type its path takes), else 415
     api = KalukiApi(app)
     for blp in BLUEPRINTS:
         api.register_blueprint(blp)
@@ -141,38 +138,3 @@ def _cors_for_browsers_only(app: Flask) -> None:
 
     funcs[-1] = cors_after_request
 
-
-def _require_json(app: Flask) -> None:
-    """A body sent as anything but JSON is 415 (docs/api.md#errors-and-codes)."""
-
-    @app.before_request
-    def _check_media_type() -> None:
-        environ = request.environ
-        if environ["REQUEST_METHOD"] not in ("POST", "PUT", "PATCH"):
-            return
-        content_type = environ.get("CONTENT_TYPE", "")
-        if content_type.startswith("application/json"):  # the hot path: no parsing
-            return
-        if request.content_length != 0:
-            mimetype = request.mimetype
-            if mimetype in _JSON_TYPES or mimetype.endswith("+json"):
-                return
-            extra = app.config.get("EXTRA_BODY_TYPES", ())
-            if mimetype in extra:
-                # a mapping names the paths that take the type; a plain list allows it anywhere
-                paths = extra.get(mimetype) if isinstance(extra, Mapping) else None
-                if paths is None or request.path.rstrip("/") in paths:
-                    return
-            if not mimetype and not request.content_length and not request.data:
-                return
-            accepted = " or ".join(["application/json", *_extra_types(extra, request.path)])
-            raise Problem("unsupported-media-type",
-                          N_("Send the body as {accepted}, not {mimetype}."),
-                          params={"accepted": accepted, "mimetype": mimetype or "no type"})
-
-
-def _extra_types(extra: Any, path: str) -> list[str]:
-    """The other body types ``path`` takes (EXTRA_BODY_TYPES), for the 415's detail."""
-    if not isinstance(extra, Mapping):
-        return list(extra)
-    return [t for t, paths in extra.items() if paths is None or path.rstrip("/") in paths]
