@@ -3,7 +3,8 @@
     python -m bench.profile                      # /v1/melds/validate, 2000 requests
     python -m bench.profile opening -n 500 --sort cumulative --top 40
 
-Uses Flask's test client with the production app factory (metrics and CORS on),
+Uses Flask's test client with the production app factory (metrics and CORS on, rate
+limits off),
 so gunicorn's own HTTP parsing is not included; the first request is made
 before profiling so start-up work is not counted.
 """
@@ -19,9 +20,12 @@ import time
 from pathlib import Path
 
 BODIES = Path(__file__).with_name("bodies")
+# every stateless ruling, by the name of its body in bench/bodies
 PATHS = {"validate": "/v1/melds/validate", "opening": "/v1/melds/opening",
+         "build": "/v1/melds/build", "release": "/v1/jokers/release",
          "score": "/v1/hands/score", "analyze": "/v1/hands/analyze",
-         "adjudicate": "/v1/hands/adjudicate"}
+         "adjudicate": "/v1/hands/adjudicate", "turncheck": "/v1/turns/check",
+         "turnoptions": "/v1/turns/options"}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -34,7 +38,9 @@ def main(argv: list[str] | None = None) -> None:
 
     from service.app import create_app
 
-    app = create_app()
+    # rate limits off: the heavy endpoints' limit (40 a second per address) would answer most
+    # of the loop with 429s, and their cost is measured by the HTTP bench and bench.hostile
+    app = create_app({"RATELIMIT_ENABLED": False})
     client = app.test_client()
     body = json.loads((BODIES / f"{args.endpoint}.json").read_text())
     path = PATHS[args.endpoint]
