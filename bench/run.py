@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                     default=[10_000, 100_000], help="checkpoints, e.g. 10000,100000")
     ap.add_argument("--memory-timeout", type=float, default=240,
                     help="upper bound in seconds for each memory load phase")
-    ap.add_argument("--micro-timeout", type=float, default=120,
+    ap.add_argument("--micro-timeout", type=float, default=300,
                     help="seconds per bench/*_bench.py module (then its last results are "
                          "shown, marked as not refreshed)")
     ap.add_argument("--out", type=Path, default=RESULTS_MD)
