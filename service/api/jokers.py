@@ -9,6 +9,7 @@ from flask import Response
 from marshmallow import Schema, fields
 
 from ..engine import rulings
+from ..engine.rules import ReleasedJokerMode
 from ..web.jsonio import json_response
 from ..web.parsing import Blueprint, Bool, Int
 from .common import (
@@ -37,7 +38,7 @@ class ReleaseResponse(Schema):
     released = Int(required=True, metadata={"description": "jokers freed"})
     meld = fields.Nested(MeldSchema, required=True)
     closed = Bool(required=True)
-    must_use = fields.String(required=True, metadata={"enum": ["hand", "any_meld", "new_meld"]})
+    must_use = fields.String(required=True, metadata={"enum": list(ReleasedJokerMode)})
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 

@@ -20,9 +20,11 @@ from ..engine.cards import CardError
 from ..engine.errors import EngineError
 from ..engine.melds import RUN_ENDS, MeldKind
 from ..engine.notation import MEDIA_TYPE, line_of, text_to_data
+from ..engine.options import TurnPhase
 from ..engine.record import DrawSource
 from ..engine.rules import RuleSetError
 from ..engine.rulings import MAX_TABLE
+from ..engine.scoring import Finish
 from ..i18n import N_
 from ..web.jsonio import json_response
 from ..web.parsing import Blueprint, Bool, Int, hot
@@ -92,7 +94,7 @@ _TURN = {"type": "object", "properties": {
 
 class ResultSchema(Schema):
     winner = fields.String(required=True)
-    finish = fields.String(required=True, metadata={"enum": ["out", "special"]})
+    finish = fields.String(required=True, metadata={"enum": list(Finish)})
     special = Bool(required=True)
     scores = fields.List(fields.Nested(PlayerScoreSchema), required=True)
 
@@ -203,7 +205,7 @@ class TurnCheckResponse(Schema):
     opened = Bool(required=True)
     finished = Bool(required=True)
     finish = fields.String(allow_none=True, required=True,
-                           metadata={"enum": ["out", "special", None]})
+                           metadata={"enum": [*Finish, None]})
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -351,7 +353,7 @@ class HintSchema(Schema):
 class TurnOptionsResponse(Schema):
     legal = Bool(required=True)
     violations = fields.List(fields.Nested(ViolationSchema), required=True)
-    phase = fields.String(required=True, metadata={"enum": ["draw", "play", "ended"]})
+    phase = fields.String(required=True, metadata={"enum": list(TurnPhase)})
     options = fields.List(fields.Dict(metadata={"x-ref": "Option"}), required=True, metadata={
         "description": "every legal next play, each in the hand record's own shape "
                        "(empty when the turn is not legal or has ended)"})

@@ -66,6 +66,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from itertools import combinations, product
 from typing import Any
 
@@ -78,6 +79,7 @@ from .record import (
     DISCARD,
     STOCK,
     BuildPlay,
+    DrawSource,
     LayPlay,
     MeldPlay,
     ReleasePlay,
@@ -99,7 +101,7 @@ __all__ = ["BUILD_COST", "CANDIDATE_COST", "KINDS", "RULING_COST", "DiscardOptio
 class DrawOption:
     """``{"draw": {"from": source}}``: the card is the client's to add (a stock draw)."""
 
-    source: str  # "stock" | "discard"
+    source: DrawSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +114,13 @@ class DiscardOption:
 Option = DrawOption | MeldPlay | BuildPlay | ReleasePlay | LayPlay | ShiftPlay | DiscardOption
 """One legal next play, in the hand record's own types (:mod:`.record`)."""
 
-TurnPhase = str  # "draw" | "play" | "ended"
+class TurnPhase(StrEnum):
+    """Where a turn stands (docs/api.md#legal-next-plays)."""
+
+    DRAW = "draw"
+    PLAY = "play"
+    ENDED = "ended"
+
 
 _DRAW, _OPENING, _OUT, _OVER = Phase.DRAW, Phase.OPENING, Phase.OUT, Phase.OVER
 
@@ -122,8 +130,8 @@ def turn_phase(game: Game, turn_start: int | None = None) -> TurnPhase:
     draw, ``play`` after it, ``ended`` once the hand is over or (``turn_start`` given) the turn that
     started at game turn ``turn_start`` has ended with its discard."""
     if game.phase is _OVER or (turn_start is not None and game.turn != turn_start):
-        return "ended"
-    return "draw" if game.phase is _DRAW else "play"
+        return TurnPhase.ENDED
+    return TurnPhase.DRAW if game.phase is _DRAW else TurnPhase.PLAY
 
 
 # -- applying an option, as the referee applies a recorded play -------------------------------

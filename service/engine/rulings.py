@@ -29,10 +29,10 @@ from . import melds as m
 from . import options as opt
 from .cards import Card, CardError, MeldCard, check_deck, parse_card, parse_meld_card, read_each
 from .errors import EngineError
-from .options import Hint, Option
+from .options import Hint, Option, TurnPhase
 from .record import Turn, parse_record, parse_turn, record_to_data
 from .referee import Adjudication, HandState, TurnCheck
-from .rules import RuleSet, RuleSetError, resolve
+from .rules import ReleasedJokerMode, RuleSet, RuleSetError, resolve
 from .scoring import HandScore, score_hand
 from .solver import WORK_BUDGET, Analysis, HandTooLarge
 from .solver import analyze as solve
@@ -153,7 +153,7 @@ class ReleaseAnswer:
     legal: bool
     released: int
     meld: Shown
-    must_use: str
+    must_use: ReleasedJokerMode
     violations: tuple[Violation, ...]
 
 
@@ -222,7 +222,7 @@ def rule_release(ruleset: object, meld: Sequence[object], cards: Sequence[object
     laid = cards_at(cards, "cards")
     deck_at(m.release_deck(table, laid), rules, "cards")
     r = m.release(table, laid, rules, opened)
-    return ReleaseAnswer(r.legal, r.released, shown(r.meld, rules), str(rules.released_joker),
+    return ReleaseAnswer(r.legal, r.released, shown(r.meld, rules), rules.released_joker,
                          tuple(r.violations))
 
 
@@ -272,7 +272,7 @@ class OptionsAnswer:
     call the discard now (``callers``; None elsewhere)."""
 
     violation: Violation | None
-    phase: str
+    phase: TurnPhase
     options: tuple[Option, ...]
     can_end: bool
     hint: Hint | None
@@ -349,7 +349,7 @@ def turn_options(req: TurnRequest) -> OptionsAnswer:
     if violation is not None:
         return OptionsAnswer(violation, phase, (), False, None, (),
                              () if rules.is_contract else None)
-    ended = phase == "ended"
+    ended = phase is TurnPhase.ENDED
     work = opt.Work(WORK_BUDGET)
     options = [] if ended else opt.legal_actions(game, work)
     hint = opt.hint(game, ended, work)
