@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import mmap
 import re
+from enum import StrEnum
 from typing import Literal
 
 from flask import Response, current_app
@@ -19,6 +20,14 @@ from flask import Response, current_app
 from .. import settings
 from ..web.jsonio import dumps, json_response
 from ..web.parsing import Blueprint
+
+
+class Readiness(StrEnum):
+    """``/readyz``'s ``status``; ``/healthz`` answers only ``ok``."""
+
+    OK = "ok"
+    UNAVAILABLE = "unavailable"
+    DRAINING = "draining"
 
 blp = Blueprint("health", __name__, description="Probes for orchestrators.")
 log = logging.getLogger(__name__)
@@ -55,7 +64,7 @@ def public_reason(detail: str) -> str:
 @blp.route("/healthz")
 def healthz() -> Response:
     """The process is alive."""
-    return json_response({"status": "ok"})
+    return json_response({"status": Readiness.OK})
 
 
 @blp.route("/readyz")
@@ -63,7 +72,7 @@ def readyz() -> Response:
     """Ready to serve: the ledger store (Redis) answers."""
     body: dict[str, str | list[str]]
     if draining(settings.of(current_app).KALUKI_DRAIN_FILE):
-        ok, body = False, {"status": "draining", "reason": "the server is stopping"}
+        ok, body = False, {"status": Readiness.DRAINING, "reason": "the server is stopping"}
     else:
         check = current_app.extensions.get("kaluki_ready")
         ok, detail = check() if check else (True, "no ledger store configured")
@@ -73,9 +82,9 @@ def readyz() -> Response:
         if ok:  # the store's own words (a path, an address) stay in the log; its notes
             # (a volatile Redis accepted by ALLOW_VOLATILE_REDIS, a key kept in Redis) do not
             notes = [public_reason(n) for n in detail.split("; ")[1:] if n]
-            body = {"status": "ok", **({"notes": notes} if notes else {})}
+            body = {"status": Readiness.OK, **({"notes": notes} if notes else {})}
         else:
-            body = {"status": "unavailable", "reason": public_reason(detail)}
+            body = {"status": Readiness.UNAVAILABLE, "reason": public_reason(detail)}
     resp = current_app.response_class(dumps(body), status=200 if ok else 503,
                                       mimetype="application/json")
     if not ok:

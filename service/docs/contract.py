@@ -19,13 +19,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..api.health import Readiness
 from ..api.matches.routes import EVENTS_EXAMPLE
 from ..api.problems import PROBLEM_MEDIA_TYPE, TITLES
 from ..engine.melds import RUN_ENDS, MeldKind
 from ..engine.notation import MEDIA_TYPE
 from ..engine.record import DrawSource
 from ..engine.rules import PARAMS
+from ..i18n import LANGUAGES
 from .examples import EXAMPLES, PROBLEM_PATH
+from .pages import CodeKind
 
 NOTATION_MEDIA_TYPE = MEDIA_TYPE
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -168,10 +171,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                    "properties": {"ruleset": ref("RuleSetRef")}},
                   ref("MatchHandRecord")]},
     "Health": {"type": "object", "required": ["status"],
-               "properties": {"status": {"type": "string", "enum": ["ok"]}}},
+               "properties": {"status": {"type": "string", "enum": [Readiness.OK]}}},
     "Readiness": {"type": "object", "required": ["status"],
                   "properties": {"status": {"type": "string",
-                                            "enum": ["ok", "unavailable", "draining"]},
+                                            "enum": list(Readiness)},
                                  "reason": {"type": "string", "description": (
                                      "why not ready, with no paths or addresses (the "
                                      "detail is in the service's log)")},
@@ -185,10 +188,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {
             "type": {"type": "string", "examples": ["/problems/invalid-card"]},
             "code": {"type": "string", "examples": ["invalid-card"]},
-            "kind": {"type": "string", "enum": ["problem", "violation", "problem+violation"]},
+            "kind": {"type": "string", "enum": list(CodeKind)},
             "status": {"type": "integer", "description": "problems only: the HTTP status"},
             "title": {"type": "object", "additionalProperties": {"type": "string"},
-                      "description": "language → title (en, nl)"},
+                      "description": f"language → title ({', '.join(LANGUAGES)})"},
             "description": {"type": "object", "additionalProperties": {"type": "string"},
                             "description": "language → what it means and how to fix it"}}},
 }

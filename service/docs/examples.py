@@ -16,6 +16,7 @@ from typing import Any
 
 from ..api.problems import PROBLEM_MEDIA_TYPE
 from ..engine.notation import MEDIA_TYPE as NOTATION_MEDIA_TYPE
+from ..i18n import LANGUAGES
 
 
 def ref(name: str) -> dict[str, str]:
@@ -62,7 +63,7 @@ PROBLEM_PATH: dict[str, Any] = {
                        "(`Accept: text/html`) get a short page; anything else gets JSON. "
                        "English, or Dutch with `Accept-Language: nl` or `?lang=nl`.",
         "parameters": [{"in": "query", "name": "lang", "required": False,
-                        "schema": {"type": "string", "enum": ["en", "nl"]},
+                        "schema": {"type": "string", "enum": list(LANGUAGES)},
                         "description": "the page's language (overrides Accept-Language)"}],
         "responses": {
             "200": {"description": "The code's description.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 
 from babel import Locale
@@ -28,6 +29,14 @@ from ..web.language import language
 PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
             "form-action 'none'; frame-ancestors 'none'")
 CSS = (Path(__file__).resolve().parent / "static" / "problems.css").read_bytes()
+
+
+class CodeKind(StrEnum):
+    """What a code names: an error the service answers, a ruling's violation, or both."""
+
+    PROBLEM = "problem"
+    VIOLATION = "violation"
+    BOTH = "problem+violation"
 
 
 PROBLEM_DOCS: Mapping[str, Doc] = {c: p.doc for c, p in CODES.items()}
@@ -120,8 +129,8 @@ def describe(code: str) -> dict[str, object]:
             rule = f"{_word('rule', lang)}: {gettext(lang, violation.rule, 'rule')}. "
             parts.append(f"{rule}{_word('message', lang)}: “{template.format_map(_Named())}”")
         description[lang] = " ".join(parts) or title[lang]
-    kind = "problem+violation" if is_problem and violation else "problem" if is_problem \
-        else "violation"
+    kind = (CodeKind.BOTH if is_problem and violation else CodeKind.PROBLEM if is_problem
+            else CodeKind.VIOLATION)
     body: dict[str, object] = {"type": f"/problems/{code}", "code": code, "kind": kind,
                                "title": title, "description": description}
     if is_problem:
@@ -182,8 +191,8 @@ def render_page(code: str, lang: str) -> str:
     w = {key: _word(key, lang) for key in _WORDS}
     e = html.escape
     title = d["title"][lang]  # type: ignore[index]
-    kind = {"problem": w["problem"], "violation": w["violation"],
-            "problem+violation": f"{w['problem']} / {w['violation']}"}[d["kind"]]  # type: ignore[index]
+    kind = {CodeKind.PROBLEM: w["problem"], CodeKind.VIOLATION: w["violation"],
+            CodeKind.BOTH: f"{w['problem']} / {w['violation']}"}[d["kind"]]  # type: ignore[index]
     rows = [f"<p class=\"kind\">{e(kind)} <code>{e(code)}</code>"
             + (f" · {w['status']} {d['status']}" if "status" in d else "") + "</p>",
             f"<h2>{e(w['means'])}</h2>"]
