@@ -31,7 +31,9 @@ import re
 from typing import Any
 
 from .melds import RUN_ENDS
-from .record import HandRecord, RecordError, parse_record, record_to_data
+from .record import DrawSource, HandRecord, RecordError, parse_record, record_to_data
+
+DRAW_SOURCES = tuple(DrawSource)
 
 MEDIA_TYPE = "text/vnd.kaluki.hand"
 MAX_RULESET_CHARS = 4096
@@ -88,7 +90,7 @@ def text_to_data(text: str, lines: dict[str, int] | None = None) -> dict[str, An
             continue
         assert turn is not None  # lines before the first turn are headers (above)
         if word == "draw":
-            if not args or args[0] not in ("stock", "discard") or len(args) > 2:
+            if not args or args[0] not in DRAW_SOURCES or len(args) > 2:
                 raise _err(n, "write 'draw stock [CARD]' or 'draw discard [CARD]'")
             if "draw" in turn:
                 raise _err(n, "a turn has one draw")
