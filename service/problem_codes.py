@@ -5,7 +5,7 @@ Flask-free: a row says the code's English title (translated by the catalogs in
 ``service/i18n``, msgctxt ``title``), its HTTP status (422 unless it says; ``also``: the
 other statuses it answers, and where), the headers it always carries, whether only the
 API itself answers it (``api``: the rest are engine or ledger errors whose detail is their
-own message), and what its ``/problems/{code}`` page says (``doc``: what it means and how
+own message), the detail it answers when the raise gives none (``detail``), and what its ``/problems/{code}`` page says (``doc``: what it means and how
 to fix it, and a request that causes it). The status table (:mod:`service.api.problems`),
 the pages (:mod:`service.docs.pages`) and docs/api.md's errors table all come from here,
 shaped like :class:`service.engine.violations.Code` for violations.
@@ -41,6 +41,9 @@ class ProblemCode:
     headers: Mapping[str, str] = field(default_factory=dict)
     also: Mapping[int, str] = field(default_factory=dict)
     api: bool = False
+    detail: str = ""
+    """The answer's detail when the raise gives none (the API's own codes: an HTTP error's),
+    or in place of a ledger error's own message."""
 
 
 _V = "POST /v1/melds/validate\n"
@@ -61,12 +64,14 @@ _ROWS = (
             'commas.',
             _V + 'Content-Type: application/json\n\n{"ruleset": "kaluki-51",'),
         status=400,
+        detail=N_("The request body is not valid JSON."),
         api=True),
     ProblemCode('not-found',
         N_('Not found', "title"),
         Doc('No resource at this path. Check the path (every endpoint is under /v1).',
             'GET /v1/meld'),
         status=404,
+        detail=N_("No such resource."),
         api=True),
     ProblemCode('method-not-allowed',
         N_('Method not allowed', "title"),
@@ -74,6 +79,7 @@ _ROWS = (
             'methods it takes.',
             'GET /v1/melds/validate'),
         status=405,
+        detail=N_("{method} is not allowed here."),
         api=True),
     ProblemCode('payload-too-large',
         N_('Payload too large', "title"),
@@ -87,6 +93,7 @@ _ROWS = (
             'text/vnd.kaluki.hand). Set the Content-Type header.',
             _V + 'Content-Type: text/plain\n\nruleset=kaluki-51'),
         status=415,
+        detail=N_("Send the body as application/json."),
         api=True),
     ProblemCode('not-acceptable',
         N_('Not acceptable', "title"),
@@ -99,6 +106,7 @@ _ROWS = (
         Doc('The JSON breaks the schema: a missing field, a field of the wrong type '
             "or an unknown field. 'errors' names each field.",
             _V + '{"ruleset": "kaluki-51"}'),
+        detail=N_("The request body does not match the schema; see 'errors'."),
         api=True),
     ProblemCode('invalid-card',
         N_('Invalid card', "title"),
@@ -226,7 +234,11 @@ _ROWS = (
             'in time. Retry after Retry-After seconds with the same Idempotency-Key: '
             'nothing is written twice.'),
         status=503,
-        headers={'Retry-After': RETRY_AFTER}),
+        headers={'Retry-After': RETRY_AFTER},
+        # no Redis internals in an answer: this, not the error's own message (its catalog
+        # entry is the code's {detail}, as for every ledger error)
+        detail="The match store (Redis) cannot be reached; nothing was written. Retry later "
+               "with the same Idempotency-Key."),
     ProblemCode('ledger-busy',
         N_('Match store busy', "title"),
         Doc('Too many concurrent writes to one match. Retry after Retry-After.'),

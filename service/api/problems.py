@@ -51,6 +51,10 @@ both)."""
 HEADERS: Mapping[str, Mapping[str, str]] = {c: p.headers for c, p in CODES.items() if p.headers}
 """Headers a code always carries (a raise may add or override)."""
 
+DETAILS: Mapping[str, str] = {c: p.detail for c, p in CODES.items() if p.detail}
+"""The detail a code answers when the raise gives none (an HTTP error's), or in place of a
+ledger error's own message (no Redis internals in an answer)."""
+
 _API_CODES = frozenset(c for c, p in CODES.items() if p.api)
 """Codes only the API itself answers, each with a detail of its own (the rest are engine or
 ledger errors, whose detail is their own message)."""
@@ -168,17 +172,10 @@ def error_problem(exc: EngineError | LedgerError, field: str | None = None, *,
                    **extra)
 
 
-NOT_FOUND = N_("No such resource.")
-MALFORMED_JSON = N_("The request body is not valid JSON.")
+NOT_FOUND = DETAILS["not-found"]
+MALFORMED_JSON = DETAILS["malformed-json"]
 PAYLOAD_TOO_LARGE = N_("The request body is larger than {limit} bytes.")
 INTERNAL_ERROR = N_("Something went wrong on our side.")
-_HTTP_DETAILS = {
-    "malformed-json": MALFORMED_JSON,
-    "validation-error": N_("The request body does not match the schema; see 'errors'."),
-    "not-found": NOT_FOUND,
-    "method-not-allowed": N_("{method} is not allowed here."),
-    "unsupported-media-type": N_("Send the body as application/json."),
-}
 
 _HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed",
                406: "not-acceptable", 408: "request-timeout", 413: "payload-too-large",
@@ -199,7 +196,7 @@ def _http_problem(exc: HTTPException) -> Problem:
         raw = messages.get("json", messages) if isinstance(messages, dict) else {"body": messages}
         errors = flatten(raw)
     params: dict[str, Any] | None = None
-    detail = _HTTP_DETAILS.get(code)
+    detail = DETAILS.get(code)
     if status == 413:
         detail, params = PAYLOAD_TOO_LARGE, {"limit": _limit()}
     elif code == "method-not-allowed":
@@ -224,11 +221,6 @@ def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "body": [str(errors)]}
 
 
-# details that are not the error's own message (no Redis internals in an answer)
-LEDGER_DETAILS: Mapping[str, str] = {
-    "ledger-unavailable": "The match store (Redis) cannot be reached; nothing was written. "
-                          "Retry later with the same Idempotency-Key.",
-}
 # ledger-unavailable for a Redis that answers (the store's LedgerUnavailable.reason)
 UNAVAILABLE_DETAILS: Mapping[str, str] = {
     "out-of-memory": N_("The match store (Redis) is out of memory and refuses writes; nothing "
@@ -292,7 +284,7 @@ def install(app: Flask) -> None:
         special = UNAVAILABLE_DETAILS.get(getattr(exc, "reason", ""))
         if special is not None:
             return Problem(exc.code, special, params=exc.params).response()
-        return error_problem(exc, detail=LEDGER_DETAILS.get(exc.code)).response()
+        return error_problem(exc, detail=DETAILS.get(exc.code)).response()
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
