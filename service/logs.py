@@ -27,6 +27,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from gunicorn.glogging import Logger as _GunicornBaseLogger
+from pythonjsonlogger.orjson import OrjsonFormatter
 
 from .settings import Settings, load
 
@@ -60,8 +61,6 @@ class TextFormatter(logging.Formatter):
 
 
 def json_formatter() -> logging.Formatter:
-    from pythonjsonlogger.orjson import OrjsonFormatter
-
     return OrjsonFormatter("%(levelname)s %(name)s %(message)s", timestamp="time",
                            rename_fields={"levelname": "level", "name": "logger"})
 

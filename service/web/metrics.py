@@ -45,6 +45,7 @@ import subprocess
 import threading
 import weakref
 from bisect import bisect_left
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from time import perf_counter, sleep
 from typing import Any
@@ -257,8 +258,6 @@ def git_sha(configured: str = "") -> str:
 
 
 def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("kaluki-service")
     except PackageNotFoundError:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import flask
 import flask_smorest
 import orjson
+from flask import Response, request
 from marshmallow import Schema, ValidationError, fields, missing
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
@@ -282,8 +283,6 @@ def install_fast_views(app: Any) -> None:
     loader steps aside from) takes the full documented path, so errors and
     problems are exactly as before. The OpenAPI document is unchanged.
     """
-    from flask import Response, request
-
     for endpoint, full in list(app.view_functions.items()):
         inner = inspect.unwrap(full)
         if not getattr(inner, "_kaluki_hot", False):
