@@ -363,8 +363,7 @@ class ScoredHand:
         return [(s.id, s.points, s.penalty) for s in self.score.scores]
 
     def scores_data(self) -> list[dict[str, Any]]:
-        return [{"id": s.id, "hand_value": s.hand_value, "points": s.points,
-                 "penalty": s.penalty} for s in self.score.scores]
+        return [s.to_dict() for s in self.score.scores]
 
 
 def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, Any],

@@ -190,9 +190,17 @@ class HandEntry:
     type = EntryType.HAND
 
     def to_data(self) -> dict[str, Any]:
-        return {"seq": self.seq, "type": EntryType.HAND, "source": self.source, "input": self.input,
-                "winner": self.winner, "finish": self.finish, "special": self.special,
-                "scores": [s.to_dict() for s in self.scores], "hash": self.hash}
+        return _sealed({"seq": self.seq, "type": EntryType.HAND, "source": self.source,
+                        "input": self.input, "winner": self.winner, "finish": self.finish,
+                        "special": self.special, "scores": [s.to_dict() for s in self.scores]},
+                       self.hash)
+
+    @classmethod
+    def of(cls, seq: int, source: str, given: Mapping[str, Any], scored: ScoredHand
+           ) -> HandEntry:
+        """The entry of a hand as scored (unsealed: no hash yet)."""
+        return cls(seq, source, given, scored.winner, scored.finish, scored.score.special,
+                   scored.score.scores, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +212,8 @@ class BuyInEntry:
     type = EntryType.BUY_IN
 
     def to_data(self) -> dict[str, Any]:
-        return {"seq": self.seq, "type": EntryType.BUY_IN, "player": self.player, "hash": self.hash}
+        return _sealed({"seq": self.seq, "type": EntryType.BUY_IN, "player": self.player},
+                       self.hash)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,19 +236,36 @@ class CorrectionEntry:
     type = EntryType.CORRECTION
 
     def to_data(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seq": self.seq, "type": EntryType.CORRECTION, "corrects": self.corrects,
-                               "reason": self.reason}
+        out: dict[str, Any] = {"seq": self.seq, "type": EntryType.CORRECTION,
+                               "corrects": self.corrects, "reason": self.reason}
         if self.void:
             out["void"] = True
         else:
             out.update({"source": self.source, "input": self.input, "winner": self.winner,
                         "finish": self.finish, "special": self.special,
                         "scores": [s.to_dict() for s in self.scores]})
-        out["hash"] = self.hash
-        return out
+        return _sealed(out, self.hash)
+
+    @classmethod
+    def of(cls, seq: int, corrects: int, reason: str, hand: HandEntry | None
+           ) -> CorrectionEntry:
+        """The correction (unsealed) that puts ``hand`` in the place of hand ``corrects``, or
+        voids it (``hand`` None)."""
+        if hand is None:
+            return cls(seq, corrects, reason, True, None, None, None, None, None, (), "")
+        return cls(seq, corrects, reason, False, hand.source, hand.input, hand.winner,
+                   hand.finish, hand.special, hand.scores, "")
 
 
 Entry = HandEntry | BuyInEntry | CorrectionEntry
+
+
+def _sealed(data: dict[str, Any], hash_: str) -> dict[str, Any]:
+    """An entry's data, with its ``hash`` last once it is sealed (an unsealed one has none:
+    :func:`.chain.seal` adds it)."""
+    if hash_:
+        data["hash"] = hash_
+    return data
 
 
 def entry_from_data(d: Mapping[str, Any]) -> Entry:
@@ -456,11 +482,8 @@ class LedgerService:
         if not 0 <= c.seq < len(raw):
             raise EntryNotFound(f"Match {m.id!r} has no entry {c.seq}.", seq=c.seq)
         target = check_correction_target(raw, c.seq)
-        data: dict[str, Any] = {"seq": m.version, "type": EntryType.CORRECTION, "corrects": target,
-                                "reason": c.reason}
-        if c.source is None:
-            data["void"] = True
-        else:
+        hand: HandEntry | None = None
+        if c.source is not None:
             assert c.input is not None
             body = c.input
             # a correction keeps the corrected hand's round (docs/api.md#contract-rule-sets)
@@ -474,10 +497,8 @@ class LedgerService:
             if 0 not in cache:
                 self._check_size(len(orjson.dumps(body)))
                 cache[0] = score_input(m.ruleset, m.rules, c.source, body, c.source)
-            scored = cache[0]
-            data.update({"source": c.source, "input": body, "winner": scored.winner,
-                         "finish": scored.finish, "special": scored.score.special,
-                         "scores": scored.scores_data()})
+            hand = HandEntry.of(m.version, c.source, body, cache[0])
+        data = CorrectionEntry.of(m.version, target, c.reason, hand).to_data()
         try:
             state = fold(m.players, m.config, [*raw, data])
         except ReplayError as exc:
@@ -530,14 +551,11 @@ class LedgerService:
                                              event.source)
                     new = apply_hand(m.state, m.config, scored.winner, scored.deltas,
                                      scored.round)
-                    data = seal({"seq": m.version, "type": EntryType.HAND, "source": event.source,
-                                 "input": event.input, "winner": scored.winner,
-                                 "finish": scored.finish, "special": scored.score.special,
-                                 "scores": scored.scores_data()}, m.head)
+                    data = seal(HandEntry.of(m.version, event.source, event.input,
+                                             scored).to_data(), m.head)
                 elif isinstance(event, _BuyIn):
                     new = apply_buy_in(m.state, m.config, event.player)
-                    data = seal({"seq": m.version, "type": "buy-in", "player": event.player},
-                                m.head)
+                    data = seal(BuyInEntry(m.version, event.player, "").to_data(), m.head)
                 else:
                     unsealed, new = self._corrected(m, event, cache)
                     data = seal(unsealed, m.head)
