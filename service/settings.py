@@ -352,24 +352,20 @@ def markdown() -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def document(current: str) -> str:
-    """``current`` (docs/configuration.md) with its table replaced by a fresh one."""
-    return doctables.replaced(current, BEGIN, END, markdown(), str(DOC_PATH))
+def _check() -> int:
+    """``--check``: the environment as this process sees it."""
+    try:
+        load()
+    except SettingsError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return 0
 
 
-def main(argv: list[str]) -> int:
-    done = doctables.main(argv, str(DOC_PATH), markdown, document)
-    if done is not None:
-        return done
-    if argv == ["--check"]:  # the environment as this process sees it
-        try:
-            load()
-        except SettingsError as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        return 0
-    print("usage: python -m service.settings --markdown | --write | --check", file=sys.stderr)
-    return 2
+TABLE = doctables.Table(str(DOC_PATH), BEGIN, END, markdown, "service.settings",
+                        {"--check": _check})
+document = TABLE.document
+main = TABLE.main
 
 
 if __name__ == "__main__":

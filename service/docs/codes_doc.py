@@ -69,16 +69,9 @@ def markdown() -> str:
     return "\n".join(out) + "\n"
 
 
-def document(current: str) -> str:
-    return doctables.replaced(current, BEGIN, END, markdown(), str(DOC_PATH))
-
-
-def main(argv: list[str]) -> int:
-    done = doctables.main(argv, str(DOC_PATH), markdown, document)
-    if done is not None:
-        return done
-    print("usage: python -m service.docs.codes_doc --markdown | --write", file=sys.stderr)
-    return 2
+TABLE = doctables.Table(str(DOC_PATH), BEGIN, END, markdown, "service.docs.codes_doc")
+document = TABLE.document
+main = TABLE.main
 
 
 if __name__ == "__main__":
