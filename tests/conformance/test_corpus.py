@@ -27,16 +27,6 @@ REGENERATE = ("the engine's rulings no longer match the committed corpus (corpus
 
 
 @pytest.fixture(scope="module")
-def app():
-    return create_app({"TESTING": True, "TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False})
-
-
-@pytest.fixture(scope="module")
-def cases() -> list[dict]:
-    return cp.load()
-
-
-@pytest.fixture(scope="module")
 def live(app) -> dict:
     return targets(Service(app))
 

@@ -3,54 +3,25 @@ in-process and over HTTP against gunicorn, and it fails, located, on a changed r
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import closing
 
 import pytest
 
-from service.app import create_app
 from service.conformance import corpus as cp
 from service.conformance.__main__ import main
 from service.conformance.runner import Answer, FlaskTransport, run, select
 from tests.ledger.servers import ROOT, Gunicorn
 
-PORTS = range(9450, 9500)  # this suite's own port range (never another's)
-
-
-@pytest.fixture(scope="module")
-def app():
-    return create_app({"TESTING": True, "TESTING_NO_METRICS": True, "RATELIMIT_ENABLED": False})
-
-
-@pytest.fixture(scope="module")
-def cases() -> list[dict]:
-    return cp.load()
-
-
-def _port() -> int:
-    for port in PORTS:
-        with closing(socket.socket()) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    pytest.skip(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
-
 
 @pytest.fixture(scope="module")
 def server():
-    """gunicorn on a port of 9450-9499, stopped by its pid."""
-    port = _port()
+    """gunicorn on a free port, stopped by its pid."""
     with tempfile.TemporaryDirectory() as data:
         g = Gunicorn(None, workers=2, threads=4,
-                     extra_env={"KALUKI_DATA_DIR": data, "RATELIMIT_ENABLED": "false",
-                                "PORT": str(port)})
-        g.port, g.base = port, f"http://127.0.0.1:{port}"
+                     extra_env={"KALUKI_DATA_DIR": data, "RATELIMIT_ENABLED": "false"})
         try:
             g.wait()
             yield g

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
+from typing import Any
 
 from service.engine import melds as m
 from service.engine.cards import Card, MeldCard, card_at
@@ -172,3 +173,9 @@ def one_at_a_time(meld: m.Meld, p: m.Placed, rules: RuleSet) -> m.Meld | None:
         return m.RunMeld(meld.suit, start, cards, m.run_points(start, cards, rules),
                          locked=meld.locked)
     return None
+
+
+def where(ruling: Any) -> tuple[str, int, int | None] | None:
+    """A referee ruling's first violation as (code, turn, play), or None for a legal hand."""
+    v = ruling.violation
+    return (v.code, v.where["turn"], v.where["play"]) if v else None

@@ -14,6 +14,7 @@ from service.engine.record import parse_record
 from service.engine.referee import adjudicate
 from service.engine.rules import CATALOG
 from service.engine.selfplay import Bot
+from tests.engine.oracle import where
 
 JAM = CATALOG["kalooki-jamaica"]
 HANDS = 45
@@ -28,11 +29,6 @@ def _bots() -> list[Bot]:
         bot.play()
         out.append(bot)
     return out
-
-
-def _where(ruling):
-    v = ruling.violation
-    return (v.code, v.where["turn"], v.where["play"]) if v else None
 
 
 def _mutations(bot: Bot, data: dict, rng: random.Random):
@@ -102,7 +98,7 @@ def test_jamaican_self_play_is_legal_and_mutations_are_caught() -> None:
     for bot in _bots():
         data = bot.record()
         ruling = adjudicate(parse_record(data))
-        assert ruling.legal, (data["round"], _where(ruling))
+        assert ruling.legal, (data["round"], where(ruling))
         calls += sum(1 for t in data["turns"] if "call" in t)
         shifts += sum(1 for t in data["turns"] for p in t["plays"] if "shift" in p)
         if ruling.result:
@@ -111,7 +107,7 @@ def test_jamaican_self_play_is_legal_and_mutations_are_caught() -> None:
             assert ruling.result.winner == bot.winner
         for kind, m, expect in _mutations(bot, data, rng):
             kinds.add(kind)
-            assert _where(adjudicate(parse_record(m))) == expect, (kind, data["round"])
+            assert where(adjudicate(parse_record(m))) == expect, (kind, data["round"])
     assert finished >= HANDS // 2 and special >= 1
     assert calls >= HANDS and shifts >= 3
     assert kinds == {"joker-discard", "lay-short", "pickup-after-down", "own-call", "refused",

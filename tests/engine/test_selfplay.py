@@ -15,6 +15,7 @@ from service.engine.record import parse_record
 from service.engine.referee import adjudicate
 from service.engine.rules import CATALOG
 from service.engine.selfplay import Bot
+from tests.engine.oracle import where
 
 HANDS_PER_RULESET = 75  # 300 hands in all
 ALL_CARDS = sorted(set(full_deck(1, 1)))
@@ -33,11 +34,6 @@ def _bots(name: str) -> list[Bot]:
     return out
 
 
-def _where(ruling):
-    v = ruling.violation
-    return (v.code, v.where["turn"], v.where["play"]) if v else None
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CLASSIC))
 def test_self_play_hands_are_legal_and_mutations_are_caught(name: str) -> None:
@@ -46,7 +42,7 @@ def test_self_play_hands_are_legal_and_mutations_are_caught(name: str) -> None:
     for bot in _bots(name):
         data = bot.record()
         ruling = adjudicate(parse_record(data))
-        assert ruling.legal, (bot.rng, _where(ruling))
+        assert ruling.legal, (bot.rng, where(ruling))
         if ruling.result:
             finished += 1
             special += ruling.result.finish == "special"
@@ -69,7 +65,7 @@ def test_self_play_hands_are_legal_and_mutations_are_caught(name: str) -> None:
             m["turns"][i]["draw"] = {"from": "stock", "card": str(card)}
             expected = None if str(card) == top else ("stock-mismatch", i, None)
             got = adjudicate(parse_record(m))
-            assert _where(got) == expected
+            assert where(got) == expected
         elif kind == "discard-card":
             # another card discarded: illegal at once exactly when the player does not hold it
             candidates = [i for i, t in enumerate(turns) if "discard" in t]
@@ -81,9 +77,9 @@ def test_self_play_hands_are_legal_and_mutations_are_caught(name: str) -> None:
             m["turns"][i]["discard"] = str(card)
             got = adjudicate(parse_record(m))
             if held[card] == 0:
-                assert _where(got) == ("card-not-in-hand", i, None)
+                assert where(got) == ("card-not-in-hand", i, None)
             elif card == bot.taken[i]:
-                assert _where(got) == ("discard-just-taken", i, None)
+                assert where(got) == ("discard-just-taken", i, None)
             else:  # the move itself is legal: any fault comes later
                 assert got.legal or got.violation.where["turn"] > i
         else:
@@ -93,6 +89,6 @@ def test_self_play_hands_are_legal_and_mutations_are_caught(name: str) -> None:
                 continue
             i = rng.choice(candidates)
             del m["turns"][i]["discard"]
-            assert _where(adjudicate(parse_record(m))) == ("discard-missing", i, None)
+            assert where(adjudicate(parse_record(m))) == ("discard-missing", i, None)
     assert finished >= HANDS_PER_RULESET // 4
     assert mutations >= HANDS_PER_RULESET // 2
