@@ -1,4 +1,5 @@
-"""The application factory: wires web (what every request passes through), the resources, errors and docs."""
+"""The application factory: wires web (what every request passes through), the resources,
+the errors and the docs."""
 
 from __future__ import annotations
 

@@ -5,10 +5,11 @@ Flask-free: a row says the code's English title (translated by the catalogs in
 ``service/i18n``, msgctxt ``title``), its HTTP status (422 unless it says; ``also``: the
 other statuses it answers, and where), the headers it always carries, whether only the
 API itself answers it (``api``: the rest are engine or ledger errors whose detail is their
-own message), the detail it answers when the raise gives none (``detail``), and what its ``/problems/{code}`` page says (``doc``: what it means and how
-to fix it, and a request that causes it). The status table (:mod:`service.api.problems`),
-the pages (:mod:`service.docs.pages`) and docs/api.md's errors table all come from here,
-shaped like :class:`service.engine.violations.Code` for violations.
+own message), the detail it answers when the raise gives none (``detail``), and what its
+``/problems/{code}`` page says (``doc``: what it means and how to fix it, and a request
+that causes it). The status table (:mod:`service.api.problems`), the pages
+(:mod:`service.docs.pages`) and docs/api.md's errors table all come from here, shaped
+like :class:`service.engine.violations.Code` for violations.
 """
 
 from __future__ import annotations
