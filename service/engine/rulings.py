@@ -80,12 +80,37 @@ def deck_at(cards: Sequence[Card], rules: RuleSet, field: str) -> None:
 
 def table_meld_at(texts: Sequence[object], rules: RuleSet, field: str) -> m.Meld:
     """A meld said to be on the table: read like :func:`rule_meld`, and it must be legal
-    (else :class:`.melds.InvalidMeld` located at ``field``)."""
+    (else :class:`.melds.InvalidMeld` located at ``field``).
+
+    A table is sent again on every turn of a hand, so the melds read are remembered
+    (:data:`TABLE_MELDS`): per rule set, by identity, and by the cards as written. Only a
+    meld that was read is remembered (a refusal is worked out again, to name its field);
+    the meld is immutable, and reading it again would give an equal one.
+    """
+    key = (id(rules), *texts) if all(type(t) is str for t in texts) else None
+    if key is not None:
+        known = TABLE_MELDS.get(key)
+        if known is not None and known[0] is rules:
+            return known[1]
     tokens = meld_cards_at(texts, field)
     try:
-        return m.table_meld(tokens, rules)
+        meld = m.table_meld(tokens, rules)
     except (CardError, m.InvalidMeld) as exc:
         raise exc.at(field) from None
+    if key is not None:
+        if len(TABLE_MELDS) >= TABLE_MELDS_MAX:
+            TABLE_MELDS.clear()
+        TABLE_MELDS[key] = (rules, meld)
+    return meld
+
+
+TABLE_MELDS: dict[tuple[object, ...], tuple[RuleSet, m.Meld]] = {}
+"""Table melds read (:func:`table_meld_at`): (id of the rule set, the cards as written) →
+(the rule set, the meld). The rule set is kept beside its id so that a new rule set at a
+recycled id never meets another's melds."""
+
+TABLE_MELDS_MAX = 8192
+"""Melds remembered at most (a few MB); then the memory starts afresh."""
 
 
 def table_entry_at(value: object, rules: RuleSet, field: str) -> m.Meld:
