@@ -42,6 +42,8 @@ ENDPOINTS = [
     ("release", "/v1/jokers/release", "release.json"),
     ("score", "/v1/hands/score", "score.json"),
     ("turn-check", "/v1/turns/check", "turncheck.json"),
+    # a mid-hand table of 12 melds, as a game sends it every turn
+    ("turn-check-table", "/v1/turns/check", "turncheck_table.json"),
     ("turn-options", "/v1/turns/options", "turnoptions.json"),
     ("analyze", "/v1/hands/analyze", "analyze.json"),
     ("adjudicate", "/v1/hands/adjudicate", "adjudicate.json"),

@@ -25,6 +25,7 @@ PATHS = {"validate": "/v1/melds/validate", "opening": "/v1/melds/opening",
          "build": "/v1/melds/build", "release": "/v1/jokers/release",
          "score": "/v1/hands/score", "analyze": "/v1/hands/analyze",
          "adjudicate": "/v1/hands/adjudicate", "turncheck": "/v1/turns/check",
+         "turncheck_table": "/v1/turns/check",
          "turnoptions": "/v1/turns/options"}
 
 

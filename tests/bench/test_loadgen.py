@@ -39,6 +39,7 @@ def test_percentile_nearest_rank() -> None:
 def test_bodies_are_json() -> None:
     paths = sorted(Path(measure.BODIES).glob("*.json"))
     assert {p.stem for p in paths} >= {"validate", "opening", "build", "release", "score",
-                                       "analyze", "adjudicate", "turncheck", "turnoptions"}
+                                       "analyze", "adjudicate", "turncheck", "turncheck_table",
+                                       "turnoptions"}
     for path in paths:
         assert isinstance(json.loads(path.read_text()), dict), path
