@@ -47,7 +47,7 @@ from .errors import EngineError
 from .players import PlayerIdError, player_id, player_ids
 from .record import RecordError, parse_record
 from .rules import InvalidParameter, InvalidRound, MatchEnd, MatchEndMode, RuleSet
-from .scoring import HandScore, check_seats
+from .scoring import Finish, HandScore, check_seats
 from .violations import Violation
 
 
@@ -354,7 +354,7 @@ class ScoredHand:
     """What one hand adds to a match: its winner, finish and every player's score."""
 
     winner: str
-    finish: str
+    finish: Finish
     score: HandScore
     round: int | None = None  # a contract match's round (docs/api.md#contract-rule-sets)
 
@@ -366,7 +366,7 @@ class ScoredHand:
         return [s.to_dict() for s in self.score.scores]
 
 
-def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, Any],
+def score_input(ruleset: Any, rules: RuleSet, source: EntrySource, body: Mapping[str, Any],
                 field: str = "") -> ScoredHand:
     """Score a hand given as ``score`` (winner, finish, the cards each player holds; its
     shape already checked) or as a hand ``record`` (adjudicated; it must be legal and
@@ -384,12 +384,12 @@ def score_input(ruleset: Any, rules: RuleSet, source: str, body: Mapping[str, An
         elif not rules.is_contract:
             bad = InvalidRound(round_, 0)
             raise EntryError(bad.code, str(bad), at("round"), bad)
-    if source == "score":  # scored as POST /v1/hands/score scores it
+    if source == EntrySource.SCORE:  # scored as POST /v1/hands/score scores it
         try:
             score = rulings.score(rules, body["winner"], body["finish"], body["players"])
         except EngineError as exc:
             raise EntryError(exc.code, str(exc), exc.field or "players", exc) from None
-        return ScoredHand(body["winner"], body["finish"], score, round_)
+        return ScoredHand(body["winner"], Finish(body["finish"]), score, round_)
     try:
         record = parse_record({**body, "ruleset": ruleset})  # the match's rule set, always
     except RecordError as exc:
@@ -589,7 +589,7 @@ def rescore(ruleset: Any, rules: RuleSet, players: Sequence[str], end: MatchEnd,
             raise MatchError("invalid-entry", f"entry {i} has no source", where)
         if not isinstance(body, Mapping):
             raise MatchError("invalid-entry", f"entry {i} has no input", f"{where}.input")
-        hand = score_input(ruleset, rules, e["source"], body, f"{where}.input")
+        hand = score_input(ruleset, rules, EntrySource(e["source"]), body, f"{where}.input")
         if (hand.winner, hand.finish, hand.score.special, hand.scores_data()) != (
                 e.get("winner"), e.get("finish"), e.get("special"), e.get("scores")):
             raise MatchError("rescore-mismatch", f"entry {i}: its recorded scores differ from "

@@ -46,6 +46,7 @@ import orjson
 
 from ..engine.match import (
     EntryError,
+    EntrySource,
     EntryType,
     MatchError,
     MatchState,
@@ -63,7 +64,7 @@ from ..engine.match import (
 )
 from ..engine.players import PlayerIdError, player_id
 from ..engine.rules import MatchEnd, RuleSet, ScoringMode, resolve
-from ..engine.scoring import PlayerScore
+from ..engine.scoring import Finish, PlayerScore
 from ..engine.settlement import HandResult, Transfer, balances, fewest_transfers
 from ..engine.sheet import rows as sheet_rows
 from . import signing
@@ -179,10 +180,10 @@ class Match:
 @dataclass(frozen=True, slots=True)
 class HandEntry:
     seq: int
-    source: str  # "score" | "record"
+    source: EntrySource
     input: Mapping[str, Any]  # the body as the client sent it
     winner: str
-    finish: str
+    finish: Finish
     special: bool
     scores: tuple[PlayerScore, ...]
     hash: str
@@ -196,7 +197,7 @@ class HandEntry:
                        self.hash)
 
     @classmethod
-    def of(cls, seq: int, source: str, given: Mapping[str, Any], scored: ScoredHand
+    def of(cls, seq: int, source: EntrySource, given: Mapping[str, Any], scored: ScoredHand
            ) -> HandEntry:
         """The entry of a hand as scored (unsealed: no hash yet)."""
         return cls(seq, source, given, scored.winner, scored.finish, scored.score.special,
@@ -225,10 +226,10 @@ class CorrectionEntry:
     corrects: int
     reason: str
     void: bool
-    source: str | None
+    source: EntrySource | None
     input: Mapping[str, Any] | None
     winner: str | None
-    finish: str | None
+    finish: Finish | None
     special: bool | None
     scores: tuple[PlayerScore, ...]
     hash: str
@@ -273,11 +274,14 @@ def entry_from_data(d: Mapping[str, Any]) -> Entry:
         return BuyInEntry(d["seq"], d["player"], d["hash"])
     if d["type"] == EntryType.CORRECTION:
         void = bool(d.get("void"))
-        return CorrectionEntry(d["seq"], d["corrects"], d["reason"], void, d.get("source"),
-                               d.get("input"), d.get("winner"), d.get("finish"),
-                               d.get("special"),
+        source, finish = d.get("source"), d.get("finish")
+        return CorrectionEntry(d["seq"], d["corrects"], d["reason"], void,
+                               None if source is None else EntrySource(source),
+                               d.get("input"), d.get("winner"),
+                               None if finish is None else Finish(finish), d.get("special"),
                                tuple(PlayerScore(**s) for s in d.get("scores") or ()), d["hash"])
-    return HandEntry(d["seq"], d["source"], d["input"], d["winner"], d["finish"], d["special"],
+    return HandEntry(d["seq"], EntrySource(d["source"]), d["input"], d["winner"],
+                     Finish(d["finish"]), d["special"],
                      tuple(PlayerScore(**s) for s in d["scores"]), d["hash"])
 
 
@@ -322,7 +326,7 @@ class Settlement:
 
 @dataclass(frozen=True, slots=True)
 class _Hand:
-    source: str
+    source: EntrySource
     input: Mapping[str, Any]
 
 
@@ -335,7 +339,7 @@ class _BuyIn:
 class _Correction:
     seq: int  # as the client named it (a hand, or a correction of one)
     reason: str
-    source: str | None  # None: void
+    source: EntrySource | None  # None: void
     input: Mapping[str, Any] | None
 
 
@@ -445,7 +449,7 @@ class LedgerService:
         self._seen.pop(match_id, None)
         self.store.delete(match_id)
 
-    def append_hand(self, match_id: str, token: str | None, *, source: str,
+    def append_hand(self, match_id: str, token: str | None, *, source: EntrySource,
                     body: Mapping[str, Any], key: str, request: Any,
                     if_match: IfMatch | None = None) -> Appended:
         """Append a hand given as ``score`` or ``record`` (``body``: its input as sent;
@@ -463,7 +467,8 @@ class LedgerService:
                             fingerprint({"kind": "buy-in", "body": request}), if_match)
 
     def correct(self, match_id: str, token: str | None, *, seq: int, reason: str,
-                source: str | None, body: Mapping[str, Any] | None, key: str, request: Any,
+                source: EntrySource | None, body: Mapping[str, Any] | None, key: str,
+                request: Any,
                 if_match: IfMatch | None = None) -> Appended:
         """Correct hand ``seq`` (docs/api.md#scorekeeping): ``source``/``body`` the hand as it
         should have been (``score`` or ``record``), or ``source`` None to void it. One more entry in
@@ -496,14 +501,15 @@ class LedgerService:
                                      f"round ({kept}), not {body['round']}", f"{c.source}.round")
             if 0 not in cache:
                 self._check_size(len(orjson.dumps(body)))
-                cache[0] = score_input(m.ruleset, m.rules, c.source, body, c.source)
+                cache[0] = score_input(m.ruleset, m.rules, c.source, body, c.source.value)
             hand = HandEntry.of(m.version, c.source, body, cache[0])
         data = CorrectionEntry.of(m.version, target, c.reason, hand).to_data()
         try:
             state = fold(m.players, m.config, [*raw, data])
         except ReplayError as exc:
             if exc.seq == target:  # the corrected hand itself does not fit the match there
-                raise MatchError(exc.code, str(exc), c.source or exc.field) from None
+                raise MatchError(exc.code, str(exc),
+                                 c.source.value if c.source else exc.field) from None
             raise CorrectionConflict(
                 f"With this correction of hand {target}, entry {exc.seq} could not have "
                 f"happened ({exc}); correct or void it first.", seq=exc.seq,
@@ -548,7 +554,7 @@ class LedgerService:
                     if scored is None:  # scoring depends only on the body and the rule set
                         self._check_size(len(orjson.dumps(event.input)))
                         scored = score_input(m.ruleset, m.rules, event.source, event.input,
-                                             event.source)
+                                             event.source.value)
                     new = apply_hand(m.state, m.config, scored.winner, scored.deltas,
                                      scored.round)
                     data = seal(HandEntry.of(m.version, event.source, event.input,

@@ -11,7 +11,7 @@ from service.api.problems import STATUS, TITLES, Problem, engine_problem, error_
 from service.app import create_app
 from service.engine.cards import parse_card
 from service.engine.errors import EngineError
-from service.engine.match import MatchError
+from service.engine.match import EntrySource, MatchError
 from service.engine.rules import resolve
 from service.ledger.errors import MatchNotFound
 
@@ -32,6 +32,9 @@ def bare() -> Flask:
             raise MatchError("match-finished", "the match is finished")
         if what == "ledger":
             raise MatchNotFound("No match 'x'.", id="x")
+        if what == "enum-field":  # a field an enum names (a ledger entry's source)
+            raise EngineError("the record is not finished", code="invalid-record",
+                              field=EntrySource.RECORD)
         raise EngineError("something")
 
     return app
@@ -139,3 +142,11 @@ def test_unknown_ruleset_is_404_as_the_resource_and_422_in_a_body():
     r = c.post("/v1/melds/validate", json={"ruleset": "no-such-rules", "cards": ["9c"]})
     assert r.status_code == 422 and r.get_json()["code"] == "unknown-ruleset"
     assert 404 in problems.ALSO_STATUS["unknown-ruleset"]
+
+
+def test_a_field_named_by_an_enum_is_a_plain_key(bare: Flask) -> None:
+    """orjson takes only str dict keys: an error located at an enum member (a ledger
+    entry's ``source``) is answered, not a 500."""
+    resp = bare.test_client().get("/raise/enum-field")
+    assert resp.status_code == 422
+    assert resp.get_json(force=True)["errors"] == {"record": ["the record is not finished"]}

@@ -218,7 +218,7 @@ def append_hand(args: dict[str, Any], match_id: str) -> Response:
     _check_id(match_id)
     check_one_hand(args)
     key = _idempotency_key(required=True)
-    source = "score" if "score" in args else "record"
+    source = EntrySource.SCORE if "score" in args else EntrySource.RECORD
     raw = request.get_json()
     return _appended(_service().append_hand(match_id, _bearer(), source=source,
                                             body=raw[source], key=key, request=raw,
@@ -285,7 +285,7 @@ def correct_hand(args: dict[str, Any], match_id: str, seq: int) -> Response:
     _check_id(match_id)
     key = _idempotency_key(required=True)
     raw = request.get_json()
-    source = next((k for k in ("score", "record") if k in args), None)
+    source = next((k for k in EntrySource if k in args), None)
     return _appended(_service().correct(match_id, _bearer(), seq=seq, reason=args["reason"],
                                         source=source,
                                         body=raw[source] if source else None, key=key,
