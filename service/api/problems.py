@@ -167,7 +167,7 @@ def error_problem(exc: EngineError | LedgerError, field: str | None = None, *,
     params = {"detail": english, "field": where, **exc.params}
     at = errors_at if errors_at is not None else where
     if errors is None and at is not None:
-        errors = {str(at): [str(exc)]}  # str: a field named by an enum is a plain key
+        errors = {at: [str(exc)]}
     return Problem(exc.code, ENGINE_DETAIL, params=params, context=exc.code, errors=errors,
                    **extra)
 

@@ -479,7 +479,7 @@ class LedgerService:
                             if_match)
 
     def _corrected(self, m: Match, c: _Correction, cache: dict[int, ScoredHand]
-                   ) -> tuple[dict[str, Any], MatchState]:
+                   ) -> tuple[CorrectionEntry, MatchState]:
         """The correction's entry (unsealed) and the match re-folded with it."""
         raw = [orjson.loads(e) for e in self.store.entries(m.id, 0, m.version - 1)]
         if len(raw) != m.version or (raw and raw[-1].get("hash") != m.head):
@@ -503,9 +503,9 @@ class LedgerService:
                 self._check_size(len(orjson.dumps(body)))
                 cache[0] = score_input(m.ruleset, m.rules, c.source, body, c.source.value)
             hand = HandEntry.of(m.version, c.source, body, cache[0])
-        data = CorrectionEntry.of(m.version, target, c.reason, hand).to_data()
+        correction = CorrectionEntry.of(m.version, target, c.reason, hand)
         try:
-            state = fold(m.players, m.config, [*raw, data])
+            state = fold(m.players, m.config, [*raw, correction.to_data()])
         except ReplayError as exc:
             if exc.seq == target:  # the corrected hand itself does not fit the match there
                 raise MatchError(exc.code, str(exc),
@@ -514,7 +514,7 @@ class LedgerService:
                 f"With this correction of hand {target}, entry {exc.seq} could not have "
                 f"happened ({exc}); correct or void it first.", seq=exc.seq,
                 field="seq") from None
-        return data, state
+        return correction, state
 
     def _append(self, match_id: str, token: str | None, event: _Hand | _BuyIn | _Correction,
                 key: str, fp: str, if_match: IfMatch | None) -> Appended:
@@ -542,7 +542,7 @@ class LedgerService:
             if not authorized:  # a match's token never changes: the cache may say
                 _authorize(m, token)
                 authorized = True
-            entry: Entry
+            unsealed: Entry
             try:
                 if if_match is not None and not if_match(m.version, m.head):
                     raise _stale()
@@ -557,14 +557,12 @@ class LedgerService:
                                              event.source.value)
                     new = apply_hand(m.state, m.config, scored.winner, scored.deltas,
                                      scored.round)
-                    data = seal(HandEntry.of(m.version, event.source, event.input,
-                                             scored).to_data(), m.head)
+                    unsealed = HandEntry.of(m.version, event.source, event.input, scored)
                 elif isinstance(event, _BuyIn):
                     new = apply_buy_in(m.state, m.config, event.player)
-                    data = seal(BuyInEntry(m.version, event.player, "").to_data(), m.head)
+                    unsealed = BuyInEntry(m.version, event.player, "")
                 else:
                     unsealed, new = self._corrected(m, event, cache)
-                    data = seal(unsealed, m.head)
             except _Moved:
                 m = None
                 continue
@@ -573,7 +571,8 @@ class LedgerService:
                     raise
                 m = None  # refused on what this worker saw: ask Redis before answering
                 continue
-            entry = entry_from_data(data)
+            data = seal(unsealed.to_data(), m.head)
+            entry = replace(unsealed, hash=data["hash"])
             text = orjson.dumps(data)
             self._check_size(len(text))
             res = self.store.append(match_id, idem_key=key, fingerprint=fp,

@@ -145,8 +145,9 @@ def test_unknown_ruleset_is_404_as_the_resource_and_422_in_a_body():
 
 
 def test_a_field_named_by_an_enum_is_a_plain_key(bare: Flask) -> None:
-    """orjson takes only str dict keys: an error located at an enum member (a ledger
-    entry's ``source``) is answered, not a 500."""
+    """An error located at an enum member (a ledger entry's ``source``) is answered keyed
+    by the member's value, not a 500 (the JSON writer takes str keys only with
+    OPT_NON_STR_KEYS)."""
     resp = bare.test_client().get("/raise/enum-field")
     assert resp.status_code == 422
     assert resp.get_json(force=True)["errors"] == {"record": ["the record is not finished"]}

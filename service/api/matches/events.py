@@ -55,7 +55,6 @@ from ...settings import Settings
 log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 30.0  # a listener with no stream to serve for this long stops
-EVENT_NAMES = {t.value: t.value for t in EntryType}  # each entry type is its event's name
 
 
 @dataclass
@@ -275,7 +274,8 @@ class EventHub:
                         yield b'{"event":"heartbeat"}\n' if ndjson else b": heartbeat\n\n"
                     continue
                 beat = time.monotonic() + self.heartbeat
-                out = [self._frame(ndjson, seq, EVENT_NAMES[kind], payload)
+                # each entry's type is its event's name
+                out = [self._frame(ndjson, seq, EntryType(kind).value, payload)
                        for seq, kind, payload in zip(batch, kinds, payloads, strict=True)]
                 nxt = last + 1
                 if ended and not deleted:
