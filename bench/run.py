@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import loadgen
+from . import append_floor, loadgen, openloop
 from .loadgen import Result
 from .measure import (
     BENCH,
@@ -58,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="no 'validate through nginx' row (it is skipped anyway without nginx)")
     ap.add_argument("--skip-memory", action="store_true")
     ap.add_argument("--skip-micro", action="store_true")
+    ap.add_argument("--skip-floor", action="store_true",
+                    help="no appends-against-the-floor section (bench/append_floor.py)")
+    ap.add_argument("--skip-openloop", action="store_true",
+                    help="no constant-rate tail-latency section (bench/openloop.py)")
     ap.add_argument("--memory-requests", type=lambda s: [int(x) for x in s.split(",")],
                     default=[10_000, 100_000], help="checkpoints, e.g. 10000,100000")
     ap.add_argument("--memory-timeout", type=float, default=240,
@@ -110,6 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         raw["memory"] = memory
     raw_path.write_text(json.dumps(raw, indent=1) + "\n")
     args.out.write_text(render(mach, http, notes, workers, memory, micro, previous))
+    # sections written by their own tools, which render() carries over from then on
+    if not args.skip_floor:
+        append_floor.main(["--out", str(args.out)])
+    if not args.skip_openloop:
+        openloop.main(["--out", str(args.out)])
     log(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "
         f"in {time.monotonic() - t0:.0f} s")
     return 0
